@@ -1,0 +1,54 @@
+# pagecache-rcu workbench.  `make help` lists the targets.
+SHELL := /bin/bash
+S := scripts
+CONFIG ?= guest
+
+.PHONY: help deps tree export export-check build build-base build-debug \
+	boundaries vm check check-debug test-workbench clean distclean
+
+help:
+	@echo "pagecache-rcu: RCU page-cache reads for Linux 6.12 (see README.md)"
+	@echo
+	@echo "  make check         the test entry: deps, tree, W=1 at every patch"
+	@echo "                     boundary, final kernel, boot, tests; ends 'N passed, N failed'"
+	@echo "  make check-debug   the same on the debug config (KASAN, DEBUG_PAGEALLOC, lockdep)"
+	@echo "  make deps          install missing Debian packages"
+	@echo "  make tree          build/linux: Debian linux-source-6.12 as tag 'base',"
+	@echo "                     patches/ applied with git am onto branch 'work'"
+	@echo "  make export        write branch 'work' back to patches/ (format-patch)"
+	@echo "  make export-check  fail if patches/ differs from a fresh export"
+	@echo "  make build         build/images/final/\$$CONFIG/bzImage (CONFIG=guest|debug)"
+	@echo "  make build-base    build/images/base/\$$CONFIG/bzImage"
+	@echo "  make boundaries    W=1 build of what each patch touches, vs base"
+	@echo "  make vm RUN='cmd'  boot the final kernel and run cmd (scripts/vm --help)"
+	@echo "  make test-workbench  host-only tests of the scripts (seconds)"
+	@echo "  make clean         remove objects and images (keeps build/linux)"
+
+deps:
+	$(S)/deps.sh
+tree: deps
+	$(S)/tree.sh
+export:
+	$(S)/export.sh
+export-check:
+	$(S)/export.sh --check
+build: tree
+	$(S)/build.sh $(CONFIG) work final
+build-base: tree
+	$(S)/build.sh $(CONFIG) base base
+build-debug:
+	$(MAKE) build CONFIG=debug
+boundaries: build
+	$(S)/boundaries.sh $(CONFIG)
+vm:
+	$(S)/vm --kernel build/images/final/$(CONFIG)/bzImage -- sh -c '$(RUN)'
+check:
+	$(S)/check.sh
+check-debug:
+	CONFIG=debug $(S)/check.sh
+test-workbench:
+	tests/workbench/test_scan.py && tests/workbench/test_series.sh
+clean:
+	rm -rf build/obj build/images build/check build/boundaries
+distclean:
+	rm -rf build

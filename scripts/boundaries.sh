@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# boundaries.sh [CONFIG]: build every patch boundary of branch `work`.
+#
+# For patch k (1..n) check out base+k in the build worktree and build, with
+# W=1, every directory holding a file the patch touches (include/ and
+# tools/ changes build mm/), in object directory build/obj/CONFIG-w1.  The
+# same directories are built at base first; a warning at a boundary that the
+# base does not have (compared without line numbers) fails the patch.
+. "$(dirname "$0")/lib.sh"
+
+cfg=${1:-guest}
+WT=$BUILD/linux-build
+OBJ=$BUILD/obj/$cfg-w1
+JOBS=${JOBS:-$(nproc)}
+LOGS=$BUILD/boundaries
+CC="gcc"
+command -v ccache >/dev/null && CC="ccache gcc"
+
+base=$(kgit rev-parse "$BASE_TAG^{commit}")
+mapfile -t commits < <(kgit rev-list --reverse "$base..$WORK_BRANCH")
+n=${#commits[@]}
+if [ "$n" = 0 ]; then
+	note "boundaries: no patches on $BASE_TAG"
+	exit 0
+fi
+mkdir -p "$LOGS"
+
+# Directories to build for commit $1: those of touched .c files, and mm/
+# for headers and anything else that is not built by a directory of its own.
+dirs_for() {
+	kgit diff-tree --no-commit-id --name-only -r "$1" | while read -r f; do
+		case "$f" in
+		*.c) dirname "$f" ;;
+		Documentation/* | tools/* | MAINTAINERS) ;;
+		*) echo mm ;;
+		esac
+	done | sort -u | sed 's|$|/|'
+}
+
+# Build DIRS at commit SHA; print warnings, normalised, to stdout.
+build_dirs() {
+	local sha=$1 log=$2
+	shift 2
+	git -C "$WT" checkout -q -f --detach "$sha"
+	make -s -C "$WT" O="$OBJ" olddefconfig >/dev/null
+	if ! make -C "$WT" O="$OBJ" -j"$JOBS" CC="$CC" W=1 "$@" >"$log" 2>&1; then
+		grep -m1 -E 'error:|Error [0-9]' "$log" >&2 || tail -20 "$log" >&2
+		return 1
+	fi
+	grep -E 'warning:' "$log" | sed -E 's/:[0-9]+:[0-9]+:/:/' | sort -u || true
+}
+
+[ -e "$WT/.git" ] || { kgit worktree prune; kgit worktree add -q --detach "$WT" "$base"; }
+if [ ! -f "$OBJ/.config" ]; then
+	[ -f "$BUILD/obj/$cfg/.config" ] || die "no configured $cfg object dir (run scripts/build.sh $cfg first)"
+	mkdir -p "$OBJ"
+	cp "$BUILD/obj/$cfg/.config" "$OBJ/.config"
+fi
+
+fail=0
+for k in $(seq 1 "$n"); do
+	sha=${commits[$((k - 1))]}
+	subj=$(kgit log -1 --format=%s "$sha")
+	mapfile -t dirs < <(dirs_for "$sha")
+	[ ${#dirs[@]} -gt 0 ] || { note "[$k/$n] $subj: nothing to build"; continue; }
+	t0=$SECONDS
+	# Warnings the base already has in these directories.
+	build_dirs "$base" "$LOGS/base.log" "${dirs[@]}" >"$LOGS/base.warn" ||
+		die "base does not build ${dirs[*]} with W=1"
+	if ! build_dirs "$sha" "$LOGS/$k.log" "${dirs[@]}" >"$LOGS/$k.warn"; then
+		note "[$k/$n] $subj: W=1 build of ${dirs[*]} FAILED (log: $LOGS/$k.log)"
+		fail=1
+		continue
+	fi
+	new=$(comm -13 "$LOGS/base.warn" "$LOGS/$k.warn")
+	if [ -n "$new" ]; then
+		printf '%s\n' "$new" >&2
+		note "[$k/$n] $subj: new W=1 warnings (above)"
+		fail=1
+	else
+		note "[$k/$n] $subj: W=1 ${dirs[*]} ok ($((SECONDS - t0)) s)"
+	fi
+done
+git -C "$WT" checkout -q -f --detach "$base"
+exit $fail
