@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Observability of the page-cache read fast path: hot reads move the hit
+ * counter, reads of a fresh file do not, and after a storm of truncates
+ * and cache drops the RCU-deferred and RCU-freed folio counters balance
+ * again within a few seconds.  Skips on kernels without the counters.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../kselftest_harness.h"
+#include "pagecache_util.h"
+
+#define CNT_SIZE	(1 << 20)
+#define CNT_READS	2048
+#define CNT_SLACK	64	/* folios other tasks may have in flight */
+
+FIXTURE(cnt) {
+	struct pc_backing b;
+	int fd;
+	int saved_fast;
+	uint8_t *buf;
+};
+
+FIXTURE_VARIANT(cnt) {
+	enum pc_backing_type backing;
+};
+
+PC_BACKING_VARIANTS(cnt);
+
+static uint64_t cnt_get(struct __test_metadata *_metadata, const char *name)
+{
+	uint64_t v = 0;
+
+	EXPECT_EQ(0, pc_vmstat(name, &v)) TH_LOG("/proc/vmstat has no %s",
+						 name);
+	return v;
+}
+
+FIXTURE_SETUP(cnt)
+{
+	static const char * const names[] = {
+		PC_VMSTAT_FAST_READ, PC_VMSTAT_FAST_READ_FALLBACK,
+		PC_VMSTAT_RCU_DEFERRED, PC_VMSTAT_RCU_FREED,
+	};
+	char reason[PC_REASON_LEN];
+	unsigned int i;
+	uint64_t v;
+	int ret;
+
+	self->fd = -1;
+	self->saved_fast = -1;
+	for (i = 0; i < ARRAY_SIZE(names); i++)
+		if (pc_vmstat(names[i], &v))
+			SKIP(return, "/proc/vmstat has no %s (kernel without the page-cache fast read)",
+			     names[i]);
+	ret = pc_backing_setup(&self->b, variant->backing, reason);
+	if (ret == KSFT_SKIP)
+		SKIP(return, "%s", reason);
+	ASSERT_EQ(0, ret) TH_LOG("%s", reason);
+	self->buf = malloc(CNT_SIZE);
+	ASSERT_NE(NULL, self->buf);
+	self->fd = pc_backing_create(&self->b, "cnt", 0, NULL, 0);
+	ASSERT_LE(0, self->fd);
+	self->saved_fast = pc_fast_read_get();
+	if (self->saved_fast >= 0)
+		ASSERT_EQ(0, pc_fast_read_set(1));
+}
+
+FIXTURE_TEARDOWN(cnt)
+{
+	if (self->saved_fast >= 0)
+		pc_fast_read_set(self->saved_fast);
+	if (self->fd >= 0)
+		close(self->fd);
+	pc_backing_teardown(&self->b);
+}
+
+/* Small reads at random offsets; returns how many were issued. */
+static int cnt_small_reads(FIXTURE_DATA(cnt) *self, struct pc_rng *r)
+{
+	int i;
+
+	for (i = 0; i < CNT_READS; i++) {
+		uint64_t off = pc_rand_below(r, CNT_SIZE - 256);
+
+		if (pread(self->fd, self->buf, 1 + pc_rand_below(r, 256),
+			  off) <= 0)
+			return i;
+	}
+	return i;
+}
+
+TEST_F(cnt, hot_reads_hit)
+{
+	uint64_t hit0, hit1, fb0, fb1;
+	struct pc_rng r;
+	int i, n;
+
+	pc_print_seed();
+	pc_rng_init(&r, pc_seed());
+	ASSERT_EQ(0, pc_write_pattern(self->fd, 0, CNT_SIZE, PC_MAGIC_DATA, 1,
+				      1));
+	/* Read everything twice: from now on every folio is hot. */
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(CNT_SIZE, pread(self->fd, self->buf, CNT_SIZE, 0));
+	hit0 = cnt_get(_metadata, PC_VMSTAT_FAST_READ);
+	fb0 = cnt_get(_metadata, PC_VMSTAT_FAST_READ_FALLBACK);
+	n = cnt_small_reads(self, &r);
+	hit1 = cnt_get(_metadata, PC_VMSTAT_FAST_READ);
+	fb1 = cnt_get(_metadata, PC_VMSTAT_FAST_READ_FALLBACK);
+	ASSERT_EQ(CNT_READS, n);
+	ksft_print_msg("%s: %d hot reads: %s +%llu, %s +%llu\n", self->b.name,
+		       n, PC_VMSTAT_FAST_READ,
+		       (unsigned long long)(hit1 - hit0),
+		       PC_VMSTAT_FAST_READ_FALLBACK,
+		       (unsigned long long)(fb1 - fb0));
+	ASSERT_LE(n / 2, hit1 - hit0)
+		TH_LOG("hot reads did not use the fast path");
+}
+
+TEST_F(cnt, fresh_reads_miss)
+{
+	size_t chunk = self->b.folio_size < CNT_SIZE ? self->b.folio_size :
+		       CNT_SIZE;
+	uint64_t hit0, hit1;
+	int n = 0;
+	off_t off;
+
+	ASSERT_EQ(0, pc_write_pattern(self->fd, 0, CNT_SIZE, PC_MAGIC_DATA, 1,
+				      1));
+	/* Where the fs allows, start from an empty page cache. */
+	fsync(self->fd);
+	posix_fadvise(self->fd, 0, 0, POSIX_FADV_DONTNEED);
+	hit0 = cnt_get(_metadata, PC_VMSTAT_FAST_READ);
+	/*
+	 * Read once, sequentially, one folio-aligned chunk per read: every
+	 * read touches folios that were never read before.
+	 */
+	for (off = 0; off < CNT_SIZE; off += chunk, n++)
+		ASSERT_EQ(chunk, pread(self->fd, self->buf, chunk, off));
+	hit1 = cnt_get(_metadata, PC_VMSTAT_FAST_READ);
+	ksft_print_msg("%s: %d streaming reads of a fresh file: %s +%llu\n",
+		       self->b.name, n, PC_VMSTAT_FAST_READ,
+		       (unsigned long long)(hit1 - hit0));
+	/* Allow a little noise from other tasks, nothing more. */
+	ASSERT_GE(CNT_SLACK, hit1 - hit0)
+		TH_LOG("reads of never-read folios went through the fast path");
+}
+
+TEST_F_TIMEOUT(cnt, rcu_balance, 120)
+{
+	uint64_t d0, f0, d1, f1, d, f;
+	double end, start, wait = 5 * (pc_race_seconds() / 2 + 1);
+	int64_t inflight0, inflight;
+	char path[512];
+	int i, fd;
+
+	d0 = cnt_get(_metadata, PC_VMSTAT_RCU_DEFERRED);
+	f0 = cnt_get(_metadata, PC_VMSTAT_RCU_FREED);
+	inflight0 = d0 - f0;
+	/* Storm: hot files, then truncate, delete and drop caches. */
+	end = pc_now() + pc_race_seconds();
+	for (i = 0; pc_now() < end; i++) {
+		fd = pc_backing_create(&self->b, "storm", 0, path, sizeof(path));
+		ASSERT_LE(0, fd);
+		ASSERT_EQ(0, pc_write_pattern(fd, 0, CNT_SIZE / 4,
+					      PC_MAGIC_DATA, 2, 1));
+		ASSERT_EQ(CNT_SIZE / 4, pread(fd, self->buf, CNT_SIZE / 4, 0));
+		ASSERT_EQ(CNT_SIZE / 4, pread(fd, self->buf, CNT_SIZE / 4, 0));
+		ASSERT_EQ(0, ftruncate(fd, i & 1 ? 0 : 4097));
+		if (path[0])
+			unlink(path);
+		close(fd);
+		if (pc_is_root() && (i & 15) == 15)
+			pc_drop_caches();
+	}
+	d1 = cnt_get(_metadata, PC_VMSTAT_RCU_DEFERRED);
+	f1 = cnt_get(_metadata, PC_VMSTAT_RCU_FREED);
+	start = pc_now();
+	do {
+		d = cnt_get(_metadata, PC_VMSTAT_RCU_DEFERRED);
+		f = cnt_get(_metadata, PC_VMSTAT_RCU_FREED);
+		inflight = d - f;
+		if (inflight <= inflight0 + CNT_SLACK)
+			break;
+		usleep(50000);
+	} while (pc_now() - start < wait);
+	ksft_print_msg("%s: %d files; during storm %s +%llu %s +%llu; in flight before %lld, now %lld after %.2fs\n",
+		       self->b.name, i, PC_VMSTAT_RCU_DEFERRED,
+		       (unsigned long long)(d1 - d0), PC_VMSTAT_RCU_FREED,
+		       (unsigned long long)(f1 - f0), (long long)inflight0,
+		       (long long)inflight, pc_now() - start);
+	ASSERT_LT(0, d1 - d0) TH_LOG("no folio freed through RCU during the storm");
+	ASSERT_GE(inflight0 + CNT_SLACK, inflight)
+		TH_LOG("%s - %s did not come back to balance within %.0fs",
+		       PC_VMSTAT_RCU_DEFERRED, PC_VMSTAT_RCU_FREED, wait);
+}
+
+TEST_HARNESS_MAIN

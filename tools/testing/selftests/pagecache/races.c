@@ -1,0 +1,944 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Page-cache reads racing with everything that can free, move or change
+ * the folios being read: truncate, hole punching and range shifting,
+ * overwrites, reclaim, memcg reclaim, migration, large folio splits, and
+ * the reuse of freed folios by another file filled with a secret pattern.
+ *
+ * Readers check every byte against generation stamped patterns (see
+ * pagecache_util.h): an older generation of this file at this offset, or
+ * zeros where truncate/punch allow them, is "stale but allowed"; bytes of
+ * another file are an information leak ("foreign"); anything else is
+ * "never valid".  Both must be zero.
+ *
+ * Every race runs for PAGECACHE_RACE_SECONDS (default 2) seconds.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <linux/falloc.h>
+
+#include "../kselftest_harness.h"
+#include "pagecache_util.h"
+
+#ifndef MADV_PAGEOUT
+#define MADV_PAGEOUT	21
+#endif
+#ifndef MPOL_MF_MOVE
+#define MPOL_MF_MOVE	(1 << 1)
+#endif
+#ifndef MPOL_MF_MOVE_ALL
+#define MPOL_MF_MOVE_ALL (1 << 2)
+#endif
+
+#define NR_READERS	2
+#define MAX_OPS		6
+#define MAX_FILES	64
+#define SECRET_FID	0x5ec7
+#define CGROUP_ROOT	"/sys/fs/cgroup"
+
+struct race;
+
+struct race_op {
+	const char *name;
+	int (*fn)(struct race *rc, struct pc_rng *r);
+	int thread;		/* which mutator thread runs it */
+	uint64_t done;
+	bool unsupported;
+	char why[96];
+};
+
+struct race {
+	struct __test_metadata *md;
+	struct pc_backing *b;
+	int fd;			/* the file the readers keep open */
+	char path[512];		/* path of the file that gets replaced */
+	int nr_ops;
+	struct race_op ops[MAX_OPS];
+	size_t size;		/* nominal size: reads never return more */
+	bool zeros_ok, shift_ok, size_varies, replace;
+	unsigned int gen;	/* generation counter, atomic */
+	int stop;		/* atomic */
+	uint8_t *map;		/* mutator's shared mapping, or NULL */
+
+	pthread_mutex_t lock;	/* protects everything below */
+	struct {
+		ino_t ino;
+		uint16_t fid;
+	} files[MAX_FILES];
+	unsigned int nr_files;
+	uint16_t next_fid;
+	struct pc_verdict v;
+	uint64_t reads, bytes, short_reads;
+	bool failed;
+	char msg[256];
+
+	/* memcg op */
+	char cg[256], cg_orig[256];
+	/* migration op */
+	int node[2];
+};
+
+static void race_fail(struct race *rc, const char *fmt, ...)
+{
+	va_list ap;
+
+	pthread_mutex_lock(&rc->lock);
+	if (!rc->failed) {
+		rc->failed = true;
+		va_start(ap, fmt);
+		vsnprintf(rc->msg, sizeof(rc->msg), fmt, ap);
+		va_end(ap);
+	}
+	pthread_mutex_unlock(&rc->lock);
+	__atomic_store_n(&rc->stop, 1, __ATOMIC_RELEASE);
+}
+
+static bool race_stopped(struct race *rc)
+{
+	return __atomic_load_n(&rc->stop, __ATOMIC_ACQUIRE);
+}
+
+static uint8_t gen_byte(unsigned int g)
+{
+	return (g - 1) % 255 + 1;
+}
+
+/* Rewrite [off, off + len) of @fd (file id @fid) with a new generation. */
+static int race_rewrite_fd(struct race *rc, int fd, uint16_t fid,
+			   uint64_t off, size_t len)
+{
+	unsigned int g = __atomic_add_fetch(&rc->gen, 1, __ATOMIC_ACQ_REL);
+
+	if (!len)
+		return 0;
+	if (pc_write_pattern(fd, off, len, PC_MAGIC_DATA, fid, gen_byte(g)))
+		return -errno;
+	return 0;
+}
+
+static int race_rewrite(struct race *rc, uint64_t off, size_t len)
+{
+	return race_rewrite_fd(rc, rc->fd, 1, off, len);
+}
+
+static void race_register(struct race *rc, ino_t ino, uint16_t fid)
+{
+	pthread_mutex_lock(&rc->lock);
+	rc->files[rc->nr_files % MAX_FILES].ino = ino;
+	rc->files[rc->nr_files % MAX_FILES].fid = fid;
+	rc->nr_files++;
+	pthread_mutex_unlock(&rc->lock);
+}
+
+/* File id of the newest registered file with inode @ino, or 0. */
+static uint16_t race_lookup(struct race *rc, ino_t ino)
+{
+	uint16_t fid = 0;
+	unsigned int i, n;
+
+	pthread_mutex_lock(&rc->lock);
+	n = rc->nr_files < MAX_FILES ? rc->nr_files : MAX_FILES;
+	for (i = 1; i <= n && !fid; i++) {
+		unsigned int k = (rc->nr_files - i) % MAX_FILES;
+
+		if (rc->files[k].ino == ino)
+			fid = rc->files[k].fid;
+	}
+	pthread_mutex_unlock(&rc->lock);
+	return fid;
+}
+
+struct reader {
+	struct race *rc;
+	int idx;
+	pthread_t thread;
+};
+
+static void *reader_fn(void *arg)
+{
+	struct reader *rd = arg;
+	struct race *rc = rd->rc;
+	size_t fs = rc->b->folio_size, maxlen = 2 * fs;
+	struct pc_verdict v = { 0 };
+	uint64_t reads = 0, bytes = 0, shorts = 0;
+	struct pc_rules rules = {
+		.zeros_ok = rc->zeros_ok,
+		.shift_ok = rc->shift_ok,
+		.shift_unit = rc->b->blksize,
+	};
+	bool by_path = rc->replace && (rd->idx & 1);
+	struct pc_rng r;
+	uint8_t *buf;
+
+	pc_rng_init(&r, pc_seed() ^ (0x1000 + rd->idx));
+	buf = malloc(maxlen + 64);
+	if (!buf) {
+		race_fail(rc, "reader: no memory");
+		return NULL;
+	}
+	while (!race_stopped(rc)) {
+		uint64_t off = pc_rand_offset(&r, rc->size, fs);
+		size_t len = pc_rand_len(&r, maxlen, fs);
+		int fd = rc->fd, rep, nrep = 1 + pc_rand_below(&r, 3);
+		struct stat st;
+
+		rules.fid = 1;
+		if (by_path) {
+			fd = open(rc->path, O_RDONLY | O_CLOEXEC);
+			if (fd < 0 || fstat(fd, &st)) {
+				race_fail(rc, "reader: open %s: %s", rc->path,
+					  strerror(errno));
+				break;
+			}
+			rules.fid = race_lookup(rc, st.st_ino);
+			if (!rules.fid) {
+				race_fail(rc, "reader: unknown inode %lu",
+					  (unsigned long)st.st_ino);
+				close(fd);
+				break;
+			}
+		}
+		/* The same range several times: later reads are "hot". */
+		for (rep = 0; rep < nrep; rep++) {
+			ssize_t ret, exp;
+			unsigned int g;
+
+			if (pc_rand_below(&r, 5)) {
+				ret = pread(fd, buf, len, off);
+			} else {
+				size_t a = len / 3, b2 = len / 3;
+				struct iovec iov[3] = {
+					{ buf, a },
+					{ buf + a, b2 },
+					{ buf + a + b2, len - a - b2 },
+				};
+
+				ret = preadv(fd, iov, 3, off);
+			}
+			if (ret < 0) {
+				race_fail(rc, "read(off=%llu, len=%zu): %s",
+					  (unsigned long long)off, len,
+					  strerror(errno));
+				break;
+			}
+			/* Generations that may be visible now. */
+			g = __atomic_load_n(&rc->gen, __ATOMIC_ACQUIRE);
+			rules.max_gen = gen_byte(g);
+			rules.gen_wrapped = g > 255;
+			exp = off >= rc->size ? 0 :
+			      (rc->size - off < len ? rc->size - off : len);
+			if (ret > exp || (ret < exp && !rc->size_varies)) {
+				race_fail(rc, "read(off=%llu, len=%zu) returned %zd, file size %zu",
+					  (unsigned long long)off, len, ret,
+					  rc->size);
+				break;
+			}
+			shorts += ret < exp;
+			reads++;
+			bytes += ret;
+			pc_check(buf, off, ret, &rules, &v);
+			if (v.have_bad) {
+				__atomic_store_n(&rc->stop, 1,
+						 __ATOMIC_RELEASE);
+				break;
+			}
+		}
+		if (by_path)
+			close(fd);
+	}
+	free(buf);
+
+	pthread_mutex_lock(&rc->lock);
+	rc->reads += reads;
+	rc->bytes += bytes;
+	rc->short_reads += shorts;
+	rc->v.words_ok += v.words_ok;
+	rc->v.words_stale += v.words_stale;
+	rc->v.words_zero += v.words_zero;
+	rc->v.words_shifted += v.words_shifted;
+	rc->v.foreign += v.foreign;
+	rc->v.invalid += v.invalid;
+	if (v.have_bad && !rc->v.have_bad) {
+		rc->v.have_bad = true;
+		rc->v.bad_off = v.bad_off;
+		rc->v.bad_val = v.bad_val;
+		rc->v.bad_exp = v.bad_exp;
+	}
+	pthread_mutex_unlock(&rc->lock);
+	return NULL;
+}
+
+struct mutator {
+	struct race *rc;
+	int idx;
+	pthread_t thread;
+};
+
+static void *mutator_fn(void *arg)
+{
+	struct mutator *mu = arg;
+	struct race *rc = mu->rc;
+	struct pc_rng r;
+
+	pc_rng_init(&r, pc_seed() ^ (0x2000 + mu->idx));
+	while (!race_stopped(rc)) {
+		struct race_op *op = &rc->ops[pc_rand_below(&r, rc->nr_ops)];
+		int ret;
+
+		if (op->thread != mu->idx || op->unsupported)
+			continue;
+		ret = op->fn(rc, &r);
+		if (ret == -EOPNOTSUPP) {
+			op->unsupported = true;
+			if (!op->why[0])
+				snprintf(op->why, sizeof(op->why),
+					 "EOPNOTSUPP");
+		} else if (ret) {
+			race_fail(rc, "%s: %s", op->name, strerror(-ret));
+		} else {
+			op->done++;
+		}
+		if (rc->nr_ops > 0) {
+			int i, live = 0;
+
+			for (i = 0; i < rc->nr_ops; i++)
+				live += rc->ops[i].thread == mu->idx &&
+					!rc->ops[i].unsupported;
+			if (!live)
+				break;
+		}
+	}
+	return NULL;
+}
+
+/* ---- operations ---- */
+
+static int op_truncate(struct race *rc, struct pc_rng *r)
+{
+	uint64_t to = pc_rand_offset(r, rc->size, rc->b->folio_size);
+
+	if (ftruncate(rc->fd, to))
+		return -errno;
+	if (pc_rand_below(r, 2))
+		sched_yield();
+	if (ftruncate(rc->fd, rc->size))
+		return -errno;
+	return race_rewrite(rc, to, rc->size - to);
+}
+
+/* Truncate into the middle of a (possibly large) folio: splits it. */
+static int op_split(struct race *rc, struct pc_rng *r)
+{
+	size_t fs = rc->b->folio_size, pg = rc->b->page_size;
+	uint64_t to;
+
+	if (pc_rand_below(r, 2)) {
+		/* Start over so that large folios get allocated again. */
+		if (ftruncate(rc->fd, 0))
+			return -errno;
+		return race_rewrite(rc, 0, rc->size);
+	}
+	to = pc_rand_below(r, rc->size / fs) * fs +
+	     pg * (1 + pc_rand_below(r, fs / pg - 1)) + pc_rand_below(r, pg);
+	if (to >= rc->size)
+		to = rc->size / 2 + 1;
+	if (pc_rand_below(r, 3)) {
+		if (ftruncate(rc->fd, to) || ftruncate(rc->fd, rc->size))
+			return -errno;
+		return race_rewrite(rc, to, rc->size - to);
+	}
+	/* A partial hole in a large folio splits it as well. */
+	if (fallocate(rc->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+		      to, pg * (1 + pc_rand_below(r, 4))))
+		return errno == EOPNOTSUPP ? 0 : -errno;
+	to &= ~(uint64_t)(pg - 1);
+	return race_rewrite(rc, to, rc->size - to < 5 * pg ?
+			    rc->size - to : 5 * pg);
+}
+
+static int race_falloc(struct race *rc, int mode, uint64_t off, uint64_t len)
+{
+	if (!fallocate(rc->fd, mode, off, len))
+		return 0;
+	return errno == EOPNOTSUPP || errno == ENOTSUP ? -EOPNOTSUPP : -errno;
+}
+
+static int op_punch(struct race *rc, struct pc_rng *r)
+{
+	uint64_t off = pc_rand_offset(r, rc->size - 1, rc->b->folio_size);
+	uint64_t len = pc_rand_len(r, rc->size - off, rc->b->folio_size);
+	int ret;
+
+	ret = race_falloc(rc, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off,
+			  len);
+	return ret ? ret : race_rewrite(rc, off, len);
+}
+
+static int op_zero_range(struct race *rc, struct pc_rng *r)
+{
+	uint64_t off = pc_rand_offset(r, rc->size - 1, rc->b->folio_size);
+	uint64_t len = pc_rand_len(r, rc->size - off, rc->b->folio_size);
+	int ret;
+
+	ret = race_falloc(rc, FALLOC_FL_ZERO_RANGE | FALLOC_FL_KEEP_SIZE, off,
+			  len);
+	return ret ? ret : race_rewrite(rc, off, len);
+}
+
+/* COLLAPSE_RANGE then INSERT_RANGE at the same place: data moves and back. */
+static int op_collapse_insert(struct race *rc, struct pc_rng *r)
+{
+	uint64_t blk = rc->b->blksize, nblk = rc->size / blk;
+	uint64_t len = blk * (1 + pc_rand_below(r, 8));
+	uint64_t off = blk * pc_rand_below(r, nblk - len / blk);
+	int ret;
+
+	ret = race_falloc(rc, FALLOC_FL_COLLAPSE_RANGE, off, len);
+	if (ret)
+		return ret;
+	ret = race_falloc(rc, FALLOC_FL_INSERT_RANGE, off, len);
+	if (ret) {
+		/* Put the file back in shape whatever happened. */
+		if (ftruncate(rc->fd, rc->size))
+			return -errno;
+		race_rewrite(rc, off, rc->size - off);
+		return ret;
+	}
+	return race_rewrite(rc, off, len);
+}
+
+static int op_overwrite(struct race *rc, struct pc_rng *r)
+{
+	uint64_t off = pc_rand_offset(r, rc->size - 1, rc->b->folio_size);
+	size_t len = pc_rand_len(r, rc->size - off, rc->b->folio_size);
+	unsigned int g;
+
+	if (!rc->map || pc_rand_below(r, 2))
+		return race_rewrite(rc, off, len);
+	/* Store through a shared mapping. */
+	g = __atomic_add_fetch(&rc->gen, 1, __ATOMIC_ACQ_REL);
+	pc_fill(rc->map + off, off, len, PC_MAGIC_DATA, 1, gen_byte(g));
+	return 0;
+}
+
+static int op_drop_caches(struct race *rc, struct pc_rng *r)
+{
+	if (pc_write_file("/proc/sys/vm/drop_caches", "1\n"))
+		return -errno;
+	return 0;
+}
+
+static int op_fadvise(struct race *rc, struct pc_rng *r)
+{
+	int ret;
+
+	ret = posix_fadvise(rc->fd, 0, 0, POSIX_FADV_DONTNEED);
+	if (!ret && pc_rand_below(r, 4) == 0)
+		ret = race_rewrite(rc, 0, rc->b->page_size * 3);
+	return -ret;
+}
+
+static int op_pageout(struct race *rc, struct pc_rng *r)
+{
+	size_t i;
+
+	for (i = 0; i < rc->size; i += rc->b->page_size)
+		__atomic_load_n(&rc->map[i], __ATOMIC_RELAXED);
+	if (madvise(rc->map, rc->size, MADV_PAGEOUT))
+		return errno == EINVAL ? -EOPNOTSUPP : -errno;
+	return 0;
+}
+
+static int op_compact(struct race *rc, struct pc_rng *r)
+{
+	if (pc_write_file("/proc/sys/vm/compact_memory", "1\n"))
+		return -errno;
+	return 0;
+}
+
+static int op_memcg_reclaim(struct race *rc, struct pc_rng *r)
+{
+	char p[300], v[32];
+
+	snprintf(p, sizeof(p), "%s/memory.reclaim", rc->cg);
+	snprintf(v, sizeof(v), "%zu\n", rc->size / 2);
+	if (pc_write_file(p, v) && errno != EAGAIN) {
+		/* No memory.reclaim (< 5.19): squeeze with memory.high. */
+		snprintf(p, sizeof(p), "%s/memory.high", rc->cg);
+		if (pc_write_file(p, "1M\n"))
+			return -errno;
+		usleep(1000);
+		if (pc_write_file(p, "max\n"))
+			return -errno;
+	}
+	if (pc_rand_below(r, 4) == 0)
+		return race_rewrite(rc, 0, rc->b->page_size * 3);
+	return 0;
+}
+
+static int op_migrate(struct race *rc, struct pc_rng *r)
+{
+	size_t pg = rc->b->page_size, npages = rc->size / pg, i, n;
+	void *pages[64];
+	int nodes[64], status[64];
+	int to = rc->node[pc_rand_below(r, 2)];
+	long ret;
+
+	n = 1 + pc_rand_below(r, 64);
+	if (n > npages)
+		n = npages;
+	i = pc_rand_below(r, npages - n + 1);
+	for (size_t k = 0; k < n; k++) {
+		pages[k] = rc->map + (i + k) * pg;
+		__atomic_load_n((uint8_t *)pages[k], __ATOMIC_RELAXED);
+		nodes[k] = to;
+	}
+	ret = syscall(SYS_move_pages, 0, n, pages, nodes, status,
+		      MPOL_MF_MOVE_ALL);
+	if (ret < 0 && errno == EPERM)
+		ret = syscall(SYS_move_pages, 0, n, pages, nodes, status,
+			      MPOL_MF_MOVE);
+	if (ret < 0)
+		return errno == ENOSYS ? -EOPNOTSUPP : -errno;
+	return 0;
+}
+
+/* Truncate the kept-open file to nothing and fill it again. */
+static int op_victim_truncate(struct race *rc, struct pc_rng *r)
+{
+	if (ftruncate(rc->fd, 0))
+		return -errno;
+	if (pc_rand_below(r, 2))
+		sched_yield();
+	return race_rewrite(rc, 0, rc->size);
+}
+
+/* Replace the file at rc->path by a new one (old one deleted). */
+static int op_victim_replace(struct race *rc, struct pc_rng *r)
+{
+	char tmp[600];
+	struct stat st;
+	uint16_t fid;
+	int fd, ret;
+
+	snprintf(tmp, sizeof(tmp), "%s.new", rc->path);
+	fd = open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	pthread_mutex_lock(&rc->lock);
+	fid = rc->next_fid++;
+	pthread_mutex_unlock(&rc->lock);
+	ret = race_rewrite_fd(rc, fd, fid, 0, rc->size);
+	if (!ret && fstat(fd, &st))
+		ret = -errno;
+	close(fd);
+	if (ret)
+		return ret;
+	race_register(rc, st.st_ino, fid);
+	if (rename(tmp, rc->path))
+		return -errno;
+	return 0;
+}
+
+/* Fill freshly allocated page cache of another file with a secret. */
+static int op_secret_fill(struct race *rc, struct pc_rng *r)
+{
+	uint8_t *buf = malloc(rc->size);
+	char path[600];
+	int fd, ret = 0;
+
+	if (!buf)
+		return -ENOMEM;
+	fd = pc_backing_create(rc->b, "secret", 0, path, sizeof(path));
+	if (fd < 0) {
+		free(buf);
+		return -errno;
+	}
+	if (pc_write_pattern(fd, 0, rc->size, PC_MAGIC_SECRET, SECRET_FID, 1) ||
+	    pread(fd, buf, rc->size, 0) < 0)
+		ret = -errno;
+	if (path[0])
+		unlink(path);
+	close(fd);
+	free(buf);
+	return ret;
+}
+
+/* ---- setup helpers for ops that need it ---- */
+
+static void race_map(struct race *rc)
+{
+	rc->map = mmap(NULL, rc->size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		       rc->fd, 0);
+	if (rc->map == MAP_FAILED)
+		rc->map = NULL;
+}
+
+/* Move this process into a new memory cgroup; "" on success. */
+static void memcg_enter(struct race *rc, char *reason)
+{
+	char buf[512], p[600], pid[32];
+	char *s;
+
+	reason[0] = '\0';
+	if (pc_read_file(CGROUP_ROOT "/cgroup.controllers", buf, sizeof(buf))) {
+		snprintf(reason, PC_REASON_LEN,
+			 "no cgroup v2 at " CGROUP_ROOT);
+		return;
+	}
+	if (!strstr(buf, "memory")) {
+		snprintf(reason, PC_REASON_LEN,
+			 "memory controller not available in cgroup v2");
+		return;
+	}
+	if (!pc_is_root()) {
+		snprintf(reason, PC_REASON_LEN, "memcg setup needs root");
+		return;
+	}
+	s = NULL;
+	if (!pc_read_file("/proc/self/cgroup", buf, sizeof(buf)))
+		s = strstr(buf, "0::");
+	if (!s) {
+		snprintf(reason, PC_REASON_LEN, "cannot read /proc/self/cgroup");
+		return;
+	}
+	s += 3;
+	s[strcspn(s, "\n")] = '\0';
+	snprintf(rc->cg_orig, sizeof(rc->cg_orig), CGROUP_ROOT "%s", s);
+	pc_write_file(CGROUP_ROOT "/cgroup.subtree_control", "+memory\n");
+	snprintf(rc->cg, sizeof(rc->cg), CGROUP_ROOT "/pagecache_test.%d",
+		 getpid());
+	if (mkdir(rc->cg, 0755) && errno != EEXIST) {
+		snprintf(reason, PC_REASON_LEN, "mkdir %.100s: %s", rc->cg,
+			 strerror(errno));
+		rc->cg[0] = '\0';
+		return;
+	}
+	snprintf(p, sizeof(p), "%s/memory.high", rc->cg);
+	snprintf(pid, sizeof(pid), "%d\n", getpid());
+	if (access(p, F_OK)) {
+		snprintf(reason, PC_REASON_LEN,
+			 "memory controller not enabled for %.100s", rc->cg);
+	} else {
+		snprintf(p, sizeof(p), "%s/cgroup.procs", rc->cg);
+		if (pc_write_file(p, pid))
+			snprintf(reason, PC_REASON_LEN, "moving into %.100s: %s",
+				 rc->cg, strerror(errno));
+	}
+	if (reason[0]) {
+		rmdir(rc->cg);
+		rc->cg[0] = '\0';
+	}
+}
+
+static void memcg_leave(struct race *rc)
+{
+	char p[600], pid[32];
+
+	if (!rc->cg[0])
+		return;
+	snprintf(p, sizeof(p), "%s/cgroup.procs", rc->cg_orig);
+	snprintf(pid, sizeof(pid), "%d\n", getpid());
+	pc_write_file(p, pid);
+	rmdir(rc->cg);
+	rc->cg[0] = '\0';
+}
+
+/* ---- the fixture ---- */
+
+FIXTURE(race) {
+	struct pc_backing b;
+	struct race rc;
+};
+
+FIXTURE_VARIANT(race) {
+	enum pc_backing_type backing;
+};
+
+PC_BACKING_VARIANTS(race);
+
+FIXTURE_SETUP(race)
+{
+	char reason[PC_REASON_LEN];
+	int ret;
+
+	memset(&self->rc, 0, sizeof(self->rc));
+	self->rc.fd = -1;
+	ret = pc_backing_setup(&self->b, variant->backing, reason);
+	if (ret == KSFT_SKIP)
+		SKIP(return, "%s", reason);
+	ASSERT_EQ(0, ret) TH_LOG("%s", reason);
+	pthread_mutex_init(&self->rc.lock, NULL);
+	self->rc.md = _metadata;
+	self->rc.b = &self->b;
+	self->rc.next_fid = 2;
+	/* Modest sizes: this must finish on slow emulated CPUs. */
+	self->rc.size = variant->backing == PC_TMPFS_HUGE ? self->b.folio_size :
+			variant->backing == PC_XFS ? 2 << 20 : 1 << 20;
+}
+
+FIXTURE_TEARDOWN(race)
+{
+	memcg_leave(&self->rc);
+	if (self->rc.map)
+		munmap(self->rc.map, self->rc.size);
+	if (self->rc.fd >= 0)
+		close(self->rc.fd);
+	pc_backing_teardown(&self->b);
+}
+
+static void race_add(struct race *rc, const char *name,
+		     int (*fn)(struct race *, struct pc_rng *), int thread)
+{
+	struct race_op *op = &rc->ops[rc->nr_ops++];
+
+	op->name = name;
+	op->fn = fn;
+	op->thread = thread;
+}
+
+static void race_disable(struct race *rc, const char *name, const char *why)
+{
+	int i;
+
+	for (i = 0; i < rc->nr_ops; i++) {
+		if (!strcmp(rc->ops[i].name, name)) {
+			rc->ops[i].unsupported = true;
+			snprintf(rc->ops[i].why, sizeof(rc->ops[i].why), "%s",
+				 why);
+		}
+	}
+}
+
+/* Create and fill the file(s); call after the ops were added. */
+static void race_prepare(struct __test_metadata *_metadata, struct race *rc)
+{
+	struct stat st;
+
+	pc_print_seed();
+	rc->fd = pc_backing_create(rc->b, "race", 0, NULL, 0);
+	ASSERT_LE(0, rc->fd) TH_LOG("create: %s", strerror(errno));
+	ASSERT_EQ(0, race_rewrite(rc, 0, rc->size));
+	race_map(rc);
+	if (rc->replace && pc_backing_has_path(rc->b)) {
+		snprintf(rc->path, sizeof(rc->path), "%s/replaced", rc->b->dir);
+		ASSERT_EQ(0, op_victim_replace(rc, NULL));
+		ASSERT_EQ(0, stat(rc->path, &st));
+	} else {
+		rc->replace = false;
+		race_disable(rc, "replace", "no path for memfd");
+	}
+}
+
+static void race_run(struct __test_metadata *_metadata, struct race *rc)
+{
+	struct reader rd[NR_READERS];
+	struct mutator mu[2];
+	double secs = pc_race_seconds();
+	int i, nr_mu = 1, live = 0;
+	char opsbuf[512];
+	size_t n = 0;
+
+	for (i = 0; i < rc->nr_ops; i++) {
+		if (rc->ops[i].thread >= nr_mu)
+			nr_mu = rc->ops[i].thread + 1;
+		live += !rc->ops[i].unsupported;
+	}
+	if (!live) {
+		for (i = 0; i < rc->nr_ops; i++)
+			n += snprintf(opsbuf + n, sizeof(opsbuf) - n, "%s%s: %s",
+				      i ? "; " : "", rc->ops[i].name,
+				      rc->ops[i].why);
+		SKIP(return, "no usable operation (%s)", opsbuf);
+	}
+
+	for (i = 0; i < NR_READERS; i++) {
+		rd[i].rc = rc;
+		rd[i].idx = i;
+		ASSERT_EQ(0, pthread_create(&rd[i].thread, NULL, reader_fn,
+					    &rd[i]));
+	}
+	for (i = 0; i < nr_mu; i++) {
+		mu[i].rc = rc;
+		mu[i].idx = i;
+		ASSERT_EQ(0, pthread_create(&mu[i].thread, NULL, mutator_fn,
+					    &mu[i]));
+	}
+	{
+		double end = pc_now() + secs;
+
+		while (pc_now() < end && !race_stopped(rc))
+			usleep(20000);
+	}
+	__atomic_store_n(&rc->stop, 1, __ATOMIC_RELEASE);
+	for (i = 0; i < NR_READERS; i++)
+		pthread_join(rd[i].thread, NULL);
+	for (i = 0; i < nr_mu; i++)
+		pthread_join(mu[i].thread, NULL);
+
+	n = 0;
+	for (i = 0; i < rc->nr_ops; i++) {
+		struct race_op *op = &rc->ops[i];
+
+		if (op->unsupported)
+			n += snprintf(opsbuf + n, sizeof(opsbuf) - n,
+				      " %s=skipped(%s)", op->name, op->why);
+		else
+			n += snprintf(opsbuf + n, sizeof(opsbuf) - n, " %s=%llu",
+				      op->name, (unsigned long long)op->done);
+	}
+	ksft_print_msg("%s: %.1fs, %llu reads (%llu short), %llu MiB; ops:%s\n",
+		       rc->b->name, secs, (unsigned long long)rc->reads,
+		       (unsigned long long)rc->short_reads,
+		       (unsigned long long)(rc->bytes >> 20), opsbuf);
+	ksft_print_msg("words: current=%llu stale=%llu zero=%llu shifted=%llu foreign=%llu never-valid=%llu\n",
+		       (unsigned long long)rc->v.words_ok,
+		       (unsigned long long)rc->v.words_stale,
+		       (unsigned long long)rc->v.words_zero,
+		       (unsigned long long)rc->v.words_shifted,
+		       (unsigned long long)rc->v.foreign,
+		       (unsigned long long)rc->v.invalid);
+
+	ASSERT_FALSE(rc->failed) TH_LOG("%s", rc->msg);
+	ASSERT_EQ(0, rc->v.foreign)
+		TH_LOG("information leak: foreign data at file offset %llu: 0x%016llx (expected like 0x%016llx)",
+		       (unsigned long long)rc->v.bad_off,
+		       (unsigned long long)rc->v.bad_val,
+		       (unsigned long long)rc->v.bad_exp);
+	ASSERT_EQ(0, rc->v.invalid)
+		TH_LOG("never-valid data at file offset %llu: 0x%016llx (expected like 0x%016llx)",
+		       (unsigned long long)rc->v.bad_off,
+		       (unsigned long long)rc->v.bad_val,
+		       (unsigned long long)rc->v.bad_exp);
+	ASSERT_LT(0, rc->reads);
+}
+
+#define RACE_TIMEOUT	120
+
+TEST_F_TIMEOUT(race, truncate, RACE_TIMEOUT)
+{
+	struct race *rc = &self->rc;
+
+	rc->zeros_ok = rc->size_varies = true;
+	race_add(rc, "truncate", op_truncate, 0);
+	race_prepare(_metadata, rc);
+	race_run(_metadata, rc);
+}
+
+TEST_F_TIMEOUT(race, fallocate, RACE_TIMEOUT)
+{
+	struct race *rc = &self->rc;
+
+	rc->zeros_ok = rc->size_varies = rc->shift_ok = true;
+	race_add(rc, "punch_hole", op_punch, 0);
+	race_add(rc, "zero_range", op_zero_range, 0);
+	race_add(rc, "collapse_insert", op_collapse_insert, 0);
+	race_prepare(_metadata, rc);
+	race_run(_metadata, rc);
+}
+
+TEST_F_TIMEOUT(race, overwrite, RACE_TIMEOUT)
+{
+	struct race *rc = &self->rc;
+
+	race_add(rc, "overwrite", op_overwrite, 0);
+	race_prepare(_metadata, rc);
+	race_run(_metadata, rc);
+}
+
+TEST_F_TIMEOUT(race, reclaim, RACE_TIMEOUT)
+{
+	struct race *rc = &self->rc;
+
+	race_add(rc, "fadvise_dontneed", op_fadvise, 0);
+	race_add(rc, "drop_caches", op_drop_caches, 0);
+	race_add(rc, "madv_pageout", op_pageout, 0);
+	race_add(rc, "compact_memory", op_compact, 0);
+	race_prepare(_metadata, rc);
+	if (!pc_is_root()) {
+		race_disable(rc, "drop_caches", "needs root");
+		race_disable(rc, "compact_memory", "needs root");
+	}
+	if (access("/proc/sys/vm/compact_memory", F_OK))
+		race_disable(rc, "compact_memory", "no CONFIG_COMPACTION");
+	if (!rc->map)
+		race_disable(rc, "madv_pageout", "mmap failed");
+	race_run(_metadata, rc);
+}
+
+TEST_F_TIMEOUT(race, memcg_reclaim, RACE_TIMEOUT)
+{
+	char reason[PC_REASON_LEN];
+	struct race *rc = &self->rc;
+
+	/* Enter the cgroup first so that the file's page cache is charged. */
+	memcg_enter(rc, reason);
+	if (reason[0])
+		SKIP(return, "%s", reason);
+	race_add(rc, "memcg_reclaim", op_memcg_reclaim, 0);
+	race_prepare(_metadata, rc);
+	race_run(_metadata, rc);
+}
+
+TEST_F_TIMEOUT(race, migrate, RACE_TIMEOUT)
+{
+	struct race *rc = &self->rc;
+	char buf[256], *p;
+
+	if (pc_nr_mem_nodes() < 2)
+		SKIP(return, "needs 2 NUMA nodes with memory");
+	pc_read_file("/sys/devices/system/node/has_memory", buf, sizeof(buf));
+	rc->node[0] = strtol(buf, &p, 10);
+	rc->node[1] = strtol(p + 1, NULL, 10);
+	if (*p == '-')
+		rc->node[1] = rc->node[0] + 1;
+	race_add(rc, "move_pages", op_migrate, 0);
+	race_add(rc, "overwrite", op_overwrite, 0);
+	race_prepare(_metadata, rc);
+	ASSERT_NE(NULL, rc->map);
+	race_run(_metadata, rc);
+}
+
+TEST_F_TIMEOUT(race, large_folio_split, RACE_TIMEOUT)
+{
+	struct race *rc = &self->rc;
+
+	if (self->b.type != PC_TMPFS_HUGE && self->b.type != PC_XFS)
+		SKIP(return, "%s has no large folios in 6.12", self->b.name);
+	rc->zeros_ok = rc->size_varies = true;
+	race_add(rc, "split", op_split, 0);
+	race_prepare(_metadata, rc);
+	race_run(_metadata, rc);
+}
+
+/*
+ * Free the file's folios (truncate to zero, or replace-and-delete the file)
+ * while another thread fills freshly allocated folios of another file with
+ * a secret: a reader must never see the secret.
+ */
+TEST_F_TIMEOUT(race, reuse_leak, RACE_TIMEOUT)
+{
+	struct race *rc = &self->rc;
+
+	rc->zeros_ok = rc->size_varies = rc->replace = true;
+	race_add(rc, "truncate_to_zero", op_victim_truncate, 0);
+	race_add(rc, "replace", op_victim_replace, 0);
+	race_add(rc, "secret_fill", op_secret_fill, 1);
+	race_prepare(_metadata, rc);
+	race_run(_metadata, rc);
+}
+
+TEST_HARNESS_MAIN
