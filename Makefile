@@ -4,7 +4,8 @@ S := scripts
 CONFIG ?= guest
 
 .PHONY: help deps tree export export-check build build-base build-debug \
-	boundaries vm check check-debug test-workbench clean distclean
+	boundaries vm check check-debug test-workbench clean distclean \
+	sync-selftests selftests
 
 help:
 	@echo "pagecache-rcu: RCU page-cache reads for Linux 6.12 (see README.md)"
@@ -22,6 +23,8 @@ help:
 	@echo "  make boundaries    W=1 build of what each patch touches, vs base"
 	@echo "  make vm RUN='cmd'  boot the final kernel and run cmd (scripts/vm --help)"
 	@echo "  make test-workbench  host-only tests of the scripts (seconds)"
+	@echo "  make selftests    build tools/testing/selftests/pagecache and run it on this kernel"
+	@echo "  make sync-selftests  put the repository copy of the selftests into the series"
 	@echo "  make clean         remove objects and images (keeps build/linux)"
 
 deps:
@@ -52,3 +55,7 @@ clean:
 	rm -rf build/obj build/images build/check build/boundaries
 distclean:
 	rm -rf build
+sync-selftests:
+	$(S)/sync-selftests.sh
+selftests:
+	$(S)/selftests.sh build && $(S)/selftests.sh run

@@ -9,7 +9,7 @@ CONFIG=${CONFIG:-guest}
 LOGDIR=$BUILD/check
 mkdir -p "$LOGDIR"
 PASS=0 FAIL=0 SKIP=0 N=0
-STEPS=7
+STEPS=10
 T0=$SECONDS
 
 finish() {
@@ -47,6 +47,13 @@ single() {
 	fi
 }
 
+run_logged() {
+	local log=$1
+	shift
+	"$@" 2>&1 | tee "$log"
+	return "${PIPESTATUS[0]}"
+}
+
 # tap "what" cmd...: a TAP producer; each ok / not ok line counts.
 tap() {
 	local what=$1 log rc p f s
@@ -54,7 +61,7 @@ tap() {
 	N=$((N + 1))
 	log=$LOGDIR/$(echo "$what" | tr -c 'A-Za-z0-9\n' '-').log
 	set +e
-	step "$N" "$STEPS" "$what" bash -c '"$@" 2>&1 | tee "$0"; exit "${PIPESTATUS[0]}"' "$log" "$@"
+	step "$N" "$STEPS" "$what" run_logged "$log" "$@"
 	rc=$?
 	set -e
 	s=$(grep -cE '^ok .*# SKIP' "$log" || true)
@@ -73,7 +80,28 @@ prereq "tree (base $BASE_PKG $BASE_PKG_VERSION + patches/)" "$TOP/scripts/tree.s
 single "patches/ re-exports byte-identical" "$TOP/scripts/export.sh" --check
 tap "workbench unit tests" bash -c "'$TOP/tests/workbench/test_scan.py' && '$TOP/tests/workbench/test_series.sh'"
 prereq "configure $CONFIG and build the final kernel" "$TOP/scripts/build.sh" "$CONFIG" "$WORK_BRANCH" final
+FAST_READ=0
+if grep -q '^CONFIG_PAGECACHE_RCU_FREE=y' "$BUILD/images/final/$CONFIG/config"; then
+	FAST_READ=1
+	STEPS=$((STEPS + 1))
+fi
 single "every patch boundary builds with W=1, no new warnings" "$TOP/scripts/boundaries.sh" "$CONFIG"
 KERNEL=$BUILD/images/final/$CONFIG/bzImage \
 	tap "guest runner tests ($CONFIG kernel)" "$TOP/tests/workbench/test_vm.sh"
+single "selftests: repository copy equals the series' copy" "$TOP/scripts/sync-selftests.sh" --check
+prereq "selftests build" "$TOP/scripts/selftests.sh" build
+tap "selftests on the host kernel ($(uname -r))" "$TOP/scripts/selftests.sh" run
+# In the guest: ext4 and xfs scratch disks, two NUMA nodes for migration,
+# swap for reclaim, memcg from the guest config.
+guest_selftests() {
+	"$TOP/scripts/vm" --kernel "$BUILD/images/final/$CONFIG/bzImage" --quiet \
+		--cpus 2 --numa 2 --mem 2G --swap 256 --disk ext4 --disk xfs \
+		--timeout "${GUEST_TIMEOUT:-1200}" --console-log "$LOGDIR/console-$1.log" \
+		--append "${2:-}" -- "$TOP/scripts/selftests.sh" run
+}
+tap "selftests in the guest ($CONFIG kernel, fast path on)" guest_selftests on
+if [ "$FAST_READ" = 1 ]; then
+	tap "selftests in the guest ($CONFIG kernel, pagecache_fast_read=0)" \
+		guest_selftests off pagecache_fast_read=0
+fi
 finish

@@ -300,7 +300,12 @@ static void eq_pwrite(struct __test_metadata *_metadata,
 {
 	uint64_t off = pc_rand_offset(r, self->size + 4096,
 				      self->b.folio_size);
-	size_t len = pc_rand_len(r, self->cap - off, self->b.folio_size);
+	size_t len;
+
+	/* The model and the write buffer hold at most cap bytes. */
+	if (off >= self->cap)
+		off = self->cap - 1;
+	len = pc_rand_len(r, self->cap - off, self->b.folio_size);
 
 	eq_fill_random(r, self->wbuf, len);
 	ASSERT_EQ(len, pwrite(self->fd, self->wbuf, len, off))

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# selftests.sh build | run
+#   build: build tools/testing/selftests/pagecache (this repository's copy)
+#          with the base kernel tree's kselftest headers and lib.mk, in
+#          build/ksft, against the host's libc headers.
+#   run:   run every test program of the suite (TAP), on whatever kernel
+#          this runs on: the host's, or a guest's through scripts/vm.
+#          Exit status 0 only if every program passed (skips allowed).
+. "$(dirname "$0")/lib.sh"
+
+SRC=$TOP/tools/testing/selftests/pagecache
+KSFT=$BUILD/ksft
+
+build() {
+	local ksrc=$KSRC/tools/testing/selftests
+	[ -f "$ksrc/lib.mk" ] || die "no kselftest framework in $ksrc (run 'make tree')"
+	rm -rf "$KSFT"
+	mkdir -p "$KSFT"
+	cp -r "$ksrc/lib.mk" "$ksrc/kselftest.h" "$ksrc/kselftest_harness.h" "$ksrc/kselftest" "$KSFT/"
+	cp -r "$SRC" "$KSFT/pagecache"
+	make -s -C "$KSFT/pagecache" KHDR_INCLUDES= >"$KSFT/build.log" 2>&1 ||
+		{ grep -m5 -E 'error|warning' "$KSFT/build.log" >&2; die "selftests do not build (log: $KSFT/build.log)"; }
+	if grep -q 'warning:' "$KSFT/build.log"; then
+		grep 'warning:' "$KSFT/build.log" >&2
+		die "selftests build with warnings"
+	fi
+	note "selftests built in $KSFT/pagecache"
+}
+
+run() {
+	local prog rc=0 t0
+	[ -d "$KSFT/pagecache" ] || die "selftests not built (scripts/selftests.sh build)"
+	cd "$KSFT/pagecache"
+	note "selftests on $(uname -r), fast path: $(cat /proc/sys/vm/pagecache_fast_read 2>/dev/null || echo 'not in this kernel')"
+	for prog in $(make -s -f - <<<'include Makefile
+print: ; @echo $(TEST_GEN_PROGS)' print KHDR_INCLUDES= 2>/dev/null | sed "s|$KSFT/pagecache/||g"); do
+		t0=$SECONDS
+		echo "# $prog"
+		if ! "./$prog"; then
+			rc=1
+		fi
+		echo "# $prog: $((SECONDS - t0)) s"
+	done
+	return $rc
+}
+
+case "${1:-}" in
+build) build ;;
+run) run ;;
+*) die "usage: selftests.sh build|run" ;;
+esac
