@@ -30,8 +30,8 @@ mkdir -p "$LOGS"
 dirs_for() {
 	kgit diff-tree --no-commit-id --name-only -r "$1" | while read -r f; do
 		case "$f" in
-		*.c) dirname "$f" ;;
 		Documentation/* | tools/* | MAINTAINERS) ;;
+		*.c) dirname "$f" ;;
 		*) echo mm ;;
 		esac
 	done | sort -u | sed 's|$|/|'

@@ -9,7 +9,7 @@ CONFIG=${CONFIG:-guest}
 LOGDIR=$BUILD/check
 mkdir -p "$LOGDIR"
 PASS=0 FAIL=0 SKIP=0 N=0
-STEPS=10
+STEPS=11
 T0=$SECONDS
 
 finish() {
@@ -60,10 +60,8 @@ tap() {
 	shift
 	N=$((N + 1))
 	log=$LOGDIR/$(echo "$what" | tr -c 'A-Za-z0-9\n' '-').log
-	set +e
-	step "$N" "$STEPS" "$what" run_logged "$log" "$@"
-	rc=$?
-	set -e
+	rc=0
+	step "$N" "$STEPS" "$what" run_logged "$log" "$@" || rc=$?
 	s=$(grep -cE '^ok .*# SKIP' "$log" || true)
 	p=$(grep -cE '^ok ' "$log" || true)
 	f=$(grep -cE '^not ok ' "$log" || true)

@@ -18,7 +18,7 @@ build() {
 	mkdir -p "$KSFT"
 	cp -r "$ksrc/lib.mk" "$ksrc/kselftest.h" "$ksrc/kselftest_harness.h" "$ksrc/kselftest" "$KSFT/"
 	cp -r "$SRC" "$KSFT/pagecache"
-	make -s -C "$KSFT/pagecache" KHDR_INCLUDES= >"$KSFT/build.log" 2>&1 ||
+	env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS make -s -C "$KSFT/pagecache" OUTPUT="$KSFT/pagecache" KHDR_INCLUDES= >"$KSFT/build.log" 2>&1 ||
 		{ grep -m5 -E 'error|warning' "$KSFT/build.log" >&2; die "selftests do not build (log: $KSFT/build.log)"; }
 	if grep -q 'warning:' "$KSFT/build.log"; then
 		grep 'warning:' "$KSFT/build.log" >&2
@@ -32,8 +32,9 @@ run() {
 	[ -d "$KSFT/pagecache" ] || die "selftests not built (scripts/selftests.sh build)"
 	cd "$KSFT/pagecache"
 	note "selftests on $(uname -r), fast path: $(cat /proc/sys/vm/pagecache_fast_read 2>/dev/null || echo 'not in this kernel')"
-	for prog in $(make -s -f - <<<'include Makefile
-print: ; @echo $(TEST_GEN_PROGS)' print KHDR_INCLUDES= 2>/dev/null | sed "s|$KSFT/pagecache/||g"); do
+	for prog in $(env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS make -s -f - print KHDR_INCLUDES= <<<'include Makefile
+print: ; @echo $(TEST_GEN_PROGS)'); do
+		prog=${prog##*/}
 		t0=$SECONDS
 		echo "# $prog"
 		if ! "./$prog"; then
