@@ -7,6 +7,7 @@
 # same directories are built at base first; a warning at a boundary that the
 # base does not have (compared without line numbers) fails the patch.
 . "$(dirname "$0")/lib.sh"
+lock_worktree
 
 cfg=${1:-guest}
 WT=$BUILD/linux-build
@@ -57,6 +58,15 @@ if [ ! -f "$OBJ/.config" ]; then
 	cp "$BUILD/obj/$cfg/.config" "$OBJ/.config"
 fi
 
+# Warnings the base already has, in every directory any patch builds.
+mapfile -t all < <(for sha in "${commits[@]}"; do dirs_for "$sha"; done | sort -u)
+if [ ${#all[@]} -gt 0 ]; then
+	t0=$SECONDS
+	build_dirs "$base" "$LOGS/base.log" "${all[@]}" >"$LOGS/base.warn" ||
+		die "base does not build ${all[*]} with W=1"
+	note "[0/$n] base: W=1 ${all[*]} ($(wc -l <"$LOGS/base.warn") warnings, $((SECONDS - t0)) s)"
+fi
+
 fail=0
 for k in $(seq 1 "$n"); do
 	sha=${commits[$((k - 1))]}
@@ -64,9 +74,6 @@ for k in $(seq 1 "$n"); do
 	mapfile -t dirs < <(dirs_for "$sha")
 	[ ${#dirs[@]} -gt 0 ] || { note "[$k/$n] $subj: nothing to build"; continue; }
 	t0=$SECONDS
-	# Warnings the base already has in these directories.
-	build_dirs "$base" "$LOGS/base.log" "${dirs[@]}" >"$LOGS/base.warn" ||
-		die "base does not build ${dirs[*]} with W=1"
 	if ! build_dirs "$sha" "$LOGS/$k.log" "${dirs[@]}" >"$LOGS/$k.warn"; then
 		note "[$k/$n] $subj: W=1 build of ${dirs[*]} FAILED (log: $LOGS/$k.log)"
 		fail=1

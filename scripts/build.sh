@@ -9,6 +9,7 @@
 # disturbed.  ccache is used when installed; W=1 is not used for the full
 # image (it is used per patch by scripts/boundaries.sh).
 . "$(dirname "$0")/lib.sh"
+lock_worktree
 
 cfg=${1:?usage: build.sh CONFIG REF LABEL}
 ref=${2:?usage: build.sh CONFIG REF LABEL}

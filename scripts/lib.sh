@@ -36,3 +36,10 @@ step() {
 }
 
 kgit() { git -C "$KSRC" "$@"; }
+
+# Builds check commits out in one worktree (build/linux-build): one at a time.
+lock_worktree() {
+	mkdir -p "$BUILD"
+	exec 9>"$BUILD/linux-build.lock"
+	flock -n 9 || { note "waiting for another build using $BUILD/linux-build"; flock 9; }
+}

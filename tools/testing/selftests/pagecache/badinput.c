@@ -168,9 +168,11 @@ static void bad_run(struct __test_metadata *_metadata, FIXTURE_DATA(bad) *self,
 
 			EXPECT_TRUE(a->ret == b->ret && a->err == b->err &&
 				    a->pos == b->pos && a->sum == b->sum)
-				TH_LOG("result %d: fast path on: ret %zd errno %d pos %lld; off: ret %zd errno %d pos %lld",
+				TH_LOG("result %d: fast path on: ret %zd errno %d pos %lld sum %016llx; off: ret %zd errno %d pos %lld sum %016llx",
 				       i, a->ret, a->err, (long long)a->pos,
-				       b->ret, b->err, (long long)b->pos);
+				       (unsigned long long)a->sum,
+				       b->ret, b->err, (long long)b->pos,
+				       (unsigned long long)b->sum);
 		}
 	}
 	ASSERT_EQ(0, pc_fast_read_set(self->saved_fast));
@@ -488,14 +490,25 @@ static void case_buffer_maps_file(struct __test_metadata *_metadata,
 	ASSERT_EQ(BAD_SIZE, pread(self->fd, check, BAD_SIZE, 0));
 	ASSERT_EQ(0, memcmp(check, self->ref, BAD_SIZE));
 
-	/* Overlapping source and destination in the same file. */
+	/*
+	 * Overlapping source and destination in the same file.  As with
+	 * memcpy() of overlapping areas, which bytes land in the destination
+	 * depends on the copy's granularity (byte by byte in copy_to_user(),
+	 * a chunk at a time through a bounce buffer), so only the count and
+	 * the bytes around the destination are compared; then the file is
+	 * restored, so that what follows starts from the same content.
+	 */
 	ret = pread(self->fd, map + 4096 + 1, 8192, 4096 - 7);
 	bad_record(self, ret, errno, -1, NULL);
 	ASSERT_EQ(8192, ret);
 	ASSERT_EQ(BAD_SIZE, pread(self->fd, check, BAD_SIZE, 0));
 	ASSERT_EQ(0, memcmp(check, map, BAD_SIZE));
-	memcpy(self->ref, check, BAD_SIZE);
+	ASSERT_EQ(0, memcmp(check, self->ref, 4096 + 1));
+	ASSERT_EQ(0, memcmp(check + 4096 + 1 + 8192,
+			    self->ref + 4096 + 1 + 8192,
+			    BAD_SIZE - (4096 + 1 + 8192)));
 	munmap(map, BAD_SIZE);
+	ASSERT_EQ(0, pc_pwrite_all(self->fd, self->ref, BAD_SIZE, 0));
 
 	/* Private mapping of the file as the buffer: copy-on-write. */
 	priv = mmap(NULL, BAD_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE,
