@@ -5,7 +5,7 @@ CONFIG ?= guest
 
 .PHONY: help deps tree export export-check build build-base build-debug \
 	boundaries vm check check-debug test-workbench clean distclean \
-	sync-selftests selftests
+	sync-selftests selftests mutants
 
 help:
 	@echo "pagecache-rcu: RCU page-cache reads for Linux 6.12 (see README.md)"
@@ -25,6 +25,7 @@ help:
 	@echo "  make test-workbench  host-only tests of the scripts (seconds)"
 	@echo "  make selftests    build tools/testing/selftests/pagecache and run it on this kernel"
 	@echo "  make sync-selftests  put the repository copy of the selftests into the series"
+	@echo "  make mutants       build, boot and test each tests/mutants/*.patch: the suite must fail"
 	@echo "  make clean         remove objects and images (keeps build/linux)"
 
 deps:
@@ -59,3 +60,5 @@ sync-selftests:
 	$(S)/sync-selftests.sh
 selftests:
 	$(S)/selftests.sh build && $(S)/selftests.sh run
+mutants:
+	$(S)/mutants.sh
