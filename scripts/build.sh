@@ -29,6 +29,22 @@ fragments() {
 	if [ -f "$WT/tools/testing/selftests/pagecache/config" ]; then
 		echo "$WT/tools/testing/selftests/pagecache/config"
 	fi
+	echo "$OBJ/series.config"
+}
+
+# configs/series.config, reduced to the symbols this commit's Kconfig has.
+series_config() {
+	local line sym
+	mkdir -p "$OBJ"
+	: >"$OBJ/series.config"
+	while IFS= read -r line; do
+		case "$line" in CONFIG_*=*) ;; *) continue ;; esac
+		sym=${line%%=*}
+		sym=${sym#CONFIG_}
+		if grep -rqsx --include='Kconfig*' "config $sym" "$WT/mm" "$WT/init" "$WT/kernel" "$WT/lib" "$WT/fs"; then
+			echo "$line" >>"$OBJ/series.config"
+		fi
+	done <"$TOP/configs/series.config"
 }
 
 checkout() {
@@ -94,6 +110,7 @@ compile() {
 }
 
 sha=$(checkout)
+series_config
 configure
 compile
 mkdir -p "$IMG"
