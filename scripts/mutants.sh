@@ -45,7 +45,7 @@ for name in $names; do
 		-- "$TOP/scripts/selftests.sh" run >"$LOGDIR/$name.log" 2>&1
 	rc=$?
 	set -e
-	why=$( (grep -E '^not ok ' "$LOGDIR/$name.log"; grep -E '^vm: (error|  )' "$LOGDIR/$name.log") | head -4 | tr '\n' ';')
+	why=$( (grep -E '^not ok ' "$LOGDIR/$name.log"; grep -E '^vm: (error|  )' "$LOGDIR/$name.log") | head -4 | tr '\n' ';' || true)
 	if [ $rc = 0 ]; then
 		survived=$((survived + 1))
 		echo "not ok - mutant $name ($cfg) SURVIVED the suite ($((SECONDS - t0)) s)"
