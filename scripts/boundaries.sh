@@ -10,12 +10,9 @@
 lock_worktree
 
 cfg=${1:-guest}
-WT=$BUILD/linux-build
 OBJ=$BUILD/obj/$cfg-w1
 JOBS=${JOBS:-$(nproc)}
 LOGS=$BUILD/boundaries
-CC="gcc"
-command -v ccache >/dev/null && CC="ccache gcc"
 
 base=$(kgit rev-parse "$BASE_TAG^{commit}")
 mapfile -t commits < <(kgit rev-list --reverse "$base..$WORK_BRANCH")
@@ -42,16 +39,15 @@ dirs_for() {
 build_dirs() {
 	local sha=$1 log=$2
 	shift 2
-	git -C "$WT" checkout -q -f --detach "$sha"
+	checkout_worktree "$sha"
 	make -s -C "$WT" O="$OBJ" olddefconfig >/dev/null
-	if ! make -C "$WT" O="$OBJ" -j"$JOBS" CC="$CC" W=1 "$@" >"$log" 2>&1; then
+	if ! make -C "$WT" O="$OBJ" -j"$JOBS" CC="$KCC" W=1 "$@" >"$log" 2>&1; then
 		grep -m1 -E 'error:|Error [0-9]' "$log" >&2 || tail -20 "$log" >&2
 		return 1
 	fi
 	grep -E 'warning:' "$log" | sed -E 's/:[0-9]+:[0-9]+:/:/' | sort -u || true
 }
 
-[ -e "$WT/.git" ] || { kgit worktree prune; kgit worktree add -q --detach "$WT" "$base"; }
 if [ ! -f "$OBJ/.config" ]; then
 	[ -f "$BUILD/obj/$cfg/.config" ] || die "no configured $cfg object dir (run scripts/build.sh $cfg first)"
 	mkdir -p "$OBJ"
@@ -88,5 +84,5 @@ for k in $(seq 1 "$n"); do
 		note "[$k/$n] $subj: W=1 ${dirs[*]} ok ($((SECONDS - t0)) s)"
 	fi
 done
-git -C "$WT" checkout -q -f --detach "$base"
+checkout_worktree "$base"
 exit $fail

@@ -14,7 +14,6 @@ lock_worktree
 cfg=${1:?usage: build.sh CONFIG REF LABEL}
 ref=${2:?usage: build.sh CONFIG REF LABEL}
 label=${3:?usage: build.sh CONFIG REF LABEL}
-WT=$BUILD/linux-build
 OBJ=$BUILD/obj/$cfg
 IMG=$BUILD/images/$label/$cfg
 JOBS=${JOBS:-$(nproc)}
@@ -50,11 +49,7 @@ series_config() {
 checkout() {
 	local sha
 	sha=$(kgit rev-parse --verify "$ref^{commit}") || die "no commit '$ref' in $KSRC (run 'make tree')"
-	if [ ! -e "$WT/.git" ]; then
-		kgit worktree prune
-		kgit worktree add -q --detach "$WT" "$sha"
-	fi
-	git -C "$WT" checkout -q -f --detach "$sha"
+	checkout_worktree "$sha"
 	echo "$sha"
 }
 
@@ -100,9 +95,8 @@ configure() {
 }
 
 compile() {
-	local log=$OBJ/build.log cc=gcc
-	command -v ccache >/dev/null && cc="ccache gcc"
-	if ! make -C "$WT" O="$OBJ" -j"$JOBS" CC="$cc" bzImage >"$log" 2>&1; then
+	local log=$OBJ/build.log
+	if ! make -C "$WT" O="$OBJ" -j"$JOBS" CC="$KCC" bzImage >"$log" 2>&1; then
 		grep -m1 -E 'error:|Error [0-9]|undefined reference' "$log" >&2 || tail -20 "$log" >&2
 		die "build of $cfg at $(git -C "$WT" log -1 --format='%h %s') failed; full log: $log"
 	fi

@@ -38,6 +38,20 @@ step() {
 kgit() { git -C "$KSRC" "$@"; }
 
 # Builds check commits out in one worktree (build/linux-build): one at a time.
+WT=$BUILD/linux-build
+# The compiler for kernel builds: through ccache where installed.
+KCC=gcc
+command -v ccache >/dev/null && KCC="ccache gcc"
+
+# checkout_worktree REV: the build worktree at REV (detached), made on first use.
+checkout_worktree() {
+	if [ ! -e "$WT/.git" ]; then
+		kgit worktree prune
+		kgit worktree add -q --detach "$WT" "$1"
+	fi
+	git -C "$WT" checkout -q -f --detach "$1"
+}
+
 lock_worktree() {
 	mkdir -p "$BUILD"
 	exec 9>"$BUILD/linux-build.lock"

@@ -32,9 +32,13 @@ fi
 kgit checkout -q "$WORK_BRANCH"
 c=$(kgit log --format=%H --grep="^$SUBJECT" "$BASE_TAG..$WORK_BRANCH" | tail -1)
 copy() {
+	local f
 	rm -rf "${KSRC:?}/$REL"
-	cp -r "$TOP/$REL" "$KSRC/$REL"
-	rm -f "$KSRC/$REL"/{equivalence,races,badinput,counters}
+	# The suite's files, without build products (.gitignore keeps them out).
+	git -C "$TOP" ls-files --cached --others --exclude-standard -- "$REL" | while read -r f; do
+		mkdir -p "$KSRC/$(dirname "$f")"
+		cp "$TOP/$f" "$KSRC/$f"
+	done
 	kgit add -f -A "$REL"
 }
 if [ -z "$c" ]; then
