@@ -2,7 +2,7 @@
 # make sync-selftests: put this repository's tools/testing/selftests/pagecache
 # (the one copy that is edited) into the series: the commit on branch `work`
 # whose subject starts with "selftests/pagecache: add" is amended with it
-# (created as the first patch, with TARGETS wiring, when missing).  Then run
+# (created as the last patch, with TARGETS wiring, when missing).  Then run
 # `make export`.  `make check` fails while the two copies differ.
 #
 #   sync-selftests.sh           update the series' copy
@@ -42,27 +42,29 @@ copy() {
 	kgit add -f -A "$REL"
 }
 if [ -z "$c" ]; then
-	# First patch of the series: the tests run on the base kernel too.
-	tip=$(kgit rev-parse "$WORK_BRANCH")
-	kgit checkout -q --detach "$BASE_TAG"
+	# Last patch of the series: it tests what the series adds.
 	copy
-	sed -i 's/^TARGETS += perf_events$/TARGETS += pagecache\nTARGETS += perf_events/' \
-		"$KSRC/tools/testing/selftests/Makefile"
+	grep -q '^TARGETS += pagecache$' "$KSRC/tools/testing/selftests/Makefile" ||
+		sed -i 's/^TARGETS += perf_events$/TARGETS += pagecache\nTARGETS += perf_events/' \
+			"$KSRC/tools/testing/selftests/Makefile"
 	kgit add -f tools/testing/selftests/Makefile
 	kgit commit -q -F "$TOP/cover/selftests-commit-message.txt"
-	new=$(kgit rev-parse HEAD)
-	kgit checkout -q "$WORK_BRANCH"
-	kgit rebase -q --onto "$new" "$BASE_TAG" "$WORK_BRANCH"
-	[ "$(kgit rev-parse "$WORK_BRANCH")" != "$tip" ]
-	note "added '$SUBJECT' as patch 1"
+	note "added '$SUBJECT' as the last patch"
 else
 	copy
-	if kgit diff --cached --quiet; then
+	msg=$(kgit log -1 --format=%B "$c")
+	if kgit diff --cached --quiet && [ "$msg" = "$(cat "$TOP/cover/selftests-commit-message.txt")" ]; then
 		note "series copy already up to date"
 	else
-		kgit commit -q --fixup="$c"
+		# amend! carries both the files and the message into the commit.
+		ed=$(mktemp)
+		trap 'rm -f "$ed"' EXIT
+		printf '#!/bin/sh\n{ echo "amend! %s"; echo; cat "%s"; } >"$1"\n' \
+			"$SUBJECT" "$TOP/cover/selftests-commit-message.txt" >"$ed"
+		chmod +x "$ed"
+		GIT_EDITOR=$ed kgit commit -q --allow-empty --fixup=amend:"$c"
 		GIT_SEQUENCE_EDITOR=: kgit rebase -q -i --autosquash "$BASE_TAG"
-		note "amended $(kgit log -1 --format=%h "$c") $SUBJECT"
+		note "amended $(kgit log -1 --format=%h --grep="^$SUBJECT" "$BASE_TAG..$WORK_BRANCH") $SUBJECT"
 	fi
 fi
 compare

@@ -81,14 +81,6 @@ FIXTURE_TEARDOWN(cnt)
 	pc_backing_teardown(&self->b);
 }
 
-/* Does this backing not use the fast path (nor mark folios) yet? */
-static bool cnt_no_fast_read(FIXTURE_DATA(cnt) *self)
-{
-	return !PC_SHMEM_FAST_READ && (self->b.type == PC_TMPFS ||
-				       self->b.type == PC_TMPFS_HUGE ||
-				       self->b.type == PC_MEMFD);
-}
-
 /* Small reads at random offsets; returns how many were issued. */
 static int cnt_small_reads(FIXTURE_DATA(cnt) *self, struct pc_rng *r)
 {
@@ -110,8 +102,6 @@ TEST_F(cnt, hot_reads_hit)
 	struct pc_rng r;
 	int i, n;
 
-	if (cnt_no_fast_read(self))
-		SKIP(return, "shmem reads do not use the fast path yet");
 	pc_print_seed();
 	pc_rng_init(&r, pc_seed());
 	ASSERT_EQ(0, pc_write_pattern(self->fd, 0, CNT_SIZE, PC_MAGIC_DATA, 1,
@@ -171,8 +161,6 @@ TEST_F_TIMEOUT(cnt, rcu_balance, 120)
 	char path[512];
 	int i, fd;
 
-	if (cnt_no_fast_read(self))
-		SKIP(return, "shmem folios are not marked for RCU freeing yet");
 	d0 = cnt_get(_metadata, PC_VMSTAT_RCU_DEFERRED);
 	f0 = cnt_get(_metadata, PC_VMSTAT_RCU_FREED);
 	inflight0 = d0 - f0;

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/falloc.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
@@ -71,7 +72,8 @@ FIXTURE_SETUP(eq)
 
 	/* 2 MiB plus a tail, so that EOF is inside a page and a folio. */
 	self->base_size = 2 * 1024 * 1024 + 777;
-	self->cap = self->base_size + 2 * self->b.folio_size + 65536;
+	/* Room for the file shapes of eq_shape_reset() too. */
+	self->cap = self->base_size + 6 * self->b.folio_size + 65536;
 	self->ref = malloc(self->cap);
 	ASSERT_NE(NULL, self->ref);
 	self->buf = malloc(self->cap + EQ_GUARD * (EQ_MAX_SEGS + 2));
@@ -362,6 +364,37 @@ static void eq_direct_write(struct __test_metadata *_metadata,
 	eq_model_write(self, off, self->wbuf, len);
 }
 
+/*
+ * Hole punch, or preallocation (which may extend the file), where the file
+ * system supports them.  Preallocated blocks and folios read as zeros:
+ * on tmpfs they are folios that are not uptodate.
+ */
+static void eq_fallocate(struct __test_metadata *_metadata,
+			 FIXTURE_DATA(eq) *self, struct pc_rng *r)
+{
+	uint64_t off = pc_rand_offset(r, self->size + self->b.folio_size,
+				      self->b.folio_size);
+	bool punch = pc_rand_below(r, 2), keep = pc_rand_below(r, 2);
+	int mode = punch ? FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE :
+		   keep ? FALLOC_FL_KEEP_SIZE : 0;
+	size_t len;
+
+	if (off >= self->cap)
+		off = self->cap - 1;
+	len = pc_rand_len(r, self->cap - off, self->b.folio_size);
+	if (fallocate(self->fd, mode, off, len)) {
+		ASSERT_EQ(EOPNOTSUPP, errno)
+			TH_LOG("fallocate(%#x, off=%llu, len=%zu): %s", mode,
+			       (unsigned long long)off, len, strerror(errno));
+		return;
+	}
+	if (punch && off < self->size)
+		memset(self->ref + off, 0,
+		       len < self->size - off ? len : self->size - off);
+	else if (!punch && !keep && off + len > self->size)
+		eq_model_truncate(self, off + len);
+}
+
 /* Reset the file and the model to the same seeded content. */
 static void eq_reset(struct __test_metadata *_metadata,
 		     FIXTURE_DATA(eq) *self, struct pc_rng *r)
@@ -415,6 +448,9 @@ static void eq_random_run(struct __test_metadata *_metadata,
 		} else if (c < 82) {
 			eq_truncate(_metadata, self, &r);
 			eq_pread(_metadata, self, off, len);
+		} else if (c < 86) {
+			eq_fallocate(_metadata, self, &r);
+			eq_pread(_metadata, self, off, len);
 		} else if (c < 92 && direct) {
 			eq_direct_write(_metadata, self, &r);
 			eq_pread(_metadata, self, off, len);
@@ -462,6 +498,97 @@ static void eq_boundary_run(struct __test_metadata *_metadata,
 }
 
 /*
+ * A file of every shape a read can meet, each boundary off page and folio
+ * alignment: data, a preallocated range (zeros; folios that are not
+ * uptodate on tmpfs), more data, and a sparse tail (holes: no folio).
+ * Returns the boundaries in @bounds.
+ */
+static int eq_shape_reset(struct __test_metadata *_metadata,
+			  FIXTURE_DATA(eq) *self, struct pc_rng *r,
+			  uint64_t *bounds)
+{
+	size_t pg = self->b.page_size, fs = self->b.folio_size;
+	uint64_t a = fs + 777, b = 2 * fs + pg, c = b + fs + 3 * pg;
+	uint64_t d = c + pg + 5, e = d + fs, size = e + fs / 2 + 13;
+	int n = 0;
+
+	ASSERT_GE(self->cap, size);
+	ASSERT_EQ(0, ftruncate(self->fd, 0));
+	self->size = 0;
+	eq_fill_random(r, self->wbuf, a);
+	ASSERT_EQ(0, pc_pwrite_all(self->fd, self->wbuf, a, 0));
+	eq_model_write(self, 0, self->wbuf, a);
+	if (!fallocate(self->fd, 0, b, c - b)) {
+		eq_model_truncate(self, c);
+	} else {
+		ASSERT_EQ(EOPNOTSUPP, errno);
+	}
+	eq_fill_random(r, self->wbuf, e - d);
+	ASSERT_EQ(0, pc_pwrite_all(self->fd, self->wbuf, e - d, d));
+	eq_model_write(self, d, self->wbuf, e - d);
+	ASSERT_EQ(0, ftruncate(self->fd, size));
+	eq_model_truncate(self, size);
+	self->digest = 0xcbf29ce484222325ULL;
+	self->nr_reads = 0;
+	bounds[n++] = 0;
+	bounds[n++] = a;
+	bounds[n++] = b;
+	bounds[n++] = c;
+	bounds[n++] = d;
+	bounds[n++] = e;
+	bounds[n++] = e + fs / 2 - (e & (pg - 1));	/* page in the tail */
+	bounds[n++] = size;
+	return n;
+}
+
+/*
+ * Reads around every boundary of the shaped file, then random reads mixed
+ * with writes that fill holes and preallocated ranges and with new holes.
+ */
+static void eq_shape_run(struct __test_metadata *_metadata,
+			 FIXTURE_DATA(eq) *self, bool direct)
+{
+	size_t pg = self->b.page_size, fs = self->b.folio_size;
+	size_t lens[] = { 1, 16, pg - 1, pg + 1, fs, fs + pg + 1 };
+	uint64_t bounds[8];
+	struct pc_rng r;
+	int b, l, d, i, n;
+
+	pc_rng_init(&r, pc_seed());
+	n = eq_shape_reset(_metadata, self, &r, bounds);
+	for (b = 0; b < n; b++) {
+		for (d = -1; d <= 1; d++) {
+			int64_t off = bounds[b] + d;
+
+			if (off < 0)
+				continue;
+			for (l = 0; l < (int)ARRAY_SIZE(lens); l++) {
+				eq_pread(_metadata, self, off, lens[l]);
+				eq_preadv(_metadata, self, &r, off, lens[l]);
+				if (_metadata->exit_code)
+					return;
+			}
+		}
+	}
+	for (i = 0; i < eq_nr_ops() / 2; i++) {
+		int64_t off = pc_rand_offset(&r, self->size + pg, fs);
+		size_t len = pc_rand_len(&r, 2 * fs, fs);
+
+		switch (pc_rand_below(&r, 8)) {
+		case 0:
+			eq_pwrite(_metadata, self, &r);
+			break;
+		case 1:
+			eq_fallocate(_metadata, self, &r);
+			break;
+		}
+		eq_pread(_metadata, self, off, len);
+		if (_metadata->exit_code)
+			return;
+	}
+}
+
+/*
  * Run @body with the fast path on and then off (when it can be switched),
  * and require identical result digests.
  */
@@ -505,6 +632,11 @@ static void eq_both(struct __test_metadata *_metadata, FIXTURE_DATA(eq) *self,
 TEST_F_TIMEOUT(eq, boundaries, 300)
 {
 	eq_both(_metadata, self, eq_boundary_run, false);
+}
+
+TEST_F_TIMEOUT(eq, shapes, 300)
+{
+	eq_both(_metadata, self, eq_shape_run, false);
 }
 
 TEST_F_TIMEOUT(eq, random_mix, 300)

@@ -19,12 +19,6 @@
 #define PC_VMSTAT_FAST_READ		"pgcache_fast_read"
 #define PC_VMSTAT_FAST_READ_NOT_HOT	"pgcache_fast_read_not_hot"
 #define PC_VMSTAT_RCU_DEFERRED		"pgcache_rcu_deferred"
-/*
- * Whether tmpfs and memfd reads go through the lockless fast path.  Not yet:
- * shmem has its own read_iter, converted by the shmem patches of the series;
- * set this to 1 with them.
- */
-#define PC_SHMEM_FAST_READ		0
 #define PC_VMSTAT_RCU_FREED		"pgcache_rcu_freed"
 
 /* Environment variables understood by the suite. */
