@@ -5,7 +5,7 @@ CONFIG ?= guest
 
 .PHONY: help deps tree export export-check build build-base build-debug \
 	boundaries vm check check-debug test-workbench clean distclean \
-	sync-selftests selftests mutants
+	sync sync-selftests selftests mutants model model-check model-bench
 
 help:
 	@echo "pagecache-rcu: RCU page-cache reads for Linux 6.12 (see README.md)"
@@ -24,7 +24,11 @@ help:
 	@echo "  make vm RUN='cmd'  boot the final kernel and run cmd (scripts/vm --help)"
 	@echo "  make test-workbench  host-only tests of the scripts (seconds)"
 	@echo "  make selftests    build tools/testing/selftests/pagecache and run it on this kernel"
-	@echo "  make sync-selftests  put the repository copy of the selftests into the series"
+	@echo "  make sync          put the repository copies of the selftests and the"
+	@echo "                     userspace model into the series (then make export)"
+	@echo "  make model         build and run the userspace model and its mutants"
+	@echo "  make model-check   verify the spin model; its mutants must fail"
+	@echo "  make model-bench   refcount vs lockless read in the model, 1..N threads (CSV)"
 	@echo "  make mutants       build, boot and test each tests/mutants/*.patch: the suite must fail"
 	@echo "  make clean         remove objects and images (keeps build/linux)"
 
@@ -56,8 +60,15 @@ clean:
 	rm -rf build/obj build/images build/check build/boundaries
 distclean:
 	rm -rf build
-sync-selftests:
-	$(S)/sync-selftests.sh
+sync sync-selftests:
+	$(S)/sync.sh
+MODEL := tools/testing/pagecache-model
+model: tree
+	$(MAKE) -C $(MODEL) KSRC=$(CURDIR)/build/linux O=$(CURDIR)/build/model check
+model-check: deps
+	$(MODEL)/spin-check.sh
+model-bench: tree
+	$(MAKE) -C $(MODEL) KSRC=$(CURDIR)/build/linux O=$(CURDIR)/build/model bench
 selftests:
 	$(S)/selftests.sh build && $(S)/selftests.sh run
 mutants:

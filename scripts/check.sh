@@ -9,7 +9,7 @@ CONFIG=${CONFIG:-guest}
 LOGDIR=$BUILD/check
 mkdir -p "$LOGDIR"
 PASS=0 FAIL=0 SKIP=0 N=0
-STEPS=11
+STEPS=13
 T0=$SECONDS
 
 finish() {
@@ -95,7 +95,11 @@ else
 fi
 KERNEL=$BUILD/images/final/$CONFIG/bzImage \
 	tap "guest runner tests ($CONFIG kernel)" "$TOP/tests/workbench/test_vm.sh"
-single "selftests: repository copy equals the series' copy" "$TOP/scripts/sync-selftests.sh" --check
+single "selftests and model: repository copies equal the series' copies" "$TOP/scripts/sync.sh" --check
+MODEL=$TOP/tools/testing/pagecache-model
+tap "userspace model of mm/filemap_fast.h (ASan, UBSan) and its mutants" \
+	make -s -C "$MODEL" KSRC="$KSRC" O="$BUILD/model" check
+tap "spin model of the protocol and its mutants" "$MODEL/spin-check.sh"
 prereq "selftests build" "$TOP/scripts/selftests.sh" build
 tap "selftests on the host kernel ($(uname -r))" "$TOP/scripts/selftests.sh" run
 # In the guest: ext4 and xfs scratch disks, two NUMA nodes for migration,

@@ -1,0 +1,1393 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Userspace model of the lockless page cache read, mm/filemap_fast.h.
+ *
+ * Readers call the real filemap_fast_copy() (built in fast.c) under
+ * rcu_read_lock() on model files, while adversary threads truncate,
+ * punch holes, overwrite, migrate, split, mark folios hot and free and
+ * reuse folios for a file full of a secret pattern.  Model folios come
+ * from a fixed pool that is never returned to libc, like struct page;
+ * freeing a folio poisons its data and bumps its generation, and a folio
+ * with PG_rcu_free is freed only after an RCU grace period (call_rcu()),
+ * except with -DMODEL_NO_DEFER.
+ *
+ * Every copy that filemap_fast_copy() reports as FILEMAP_FAST_COPIED is
+ * checked word by word: file data words encode the file, page index,
+ * word offset and a generation, so foreign, secret and poison words are
+ * told apart from valid (possibly stale) data.  kmap_local_page() and
+ * kunmap_local() check that the page stays allocated while it is mapped.
+ */
+#include <assert.h>
+#include <stdarg.h>
+#include <errno.h>
+#include <getopt.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "shared.h"
+#include "model.h"
+
+#include <linux/radix-tree.h>
+
+/* Pool of model pages: descriptors and data are never given back. */
+#define NR_POOL_PAGES		4096
+#define LARGE_ORDER		2
+#define LARGE_NR		(1U << LARGE_ORDER)
+
+#define NR_FILES		4		/* files that readers read */
+#define SECRET_FILE		NR_FILES	/* gets reused folios */
+#define NR_ALL_FILES		(NR_FILES + 1)
+#define FILE_MAX_PAGES		32
+
+/* Data words: magic:8 file:8 index:16 word-offset:9 tag:23 */
+#define MAGIC_DATA		0xd5UL	/* tag: write generation */
+#define MAGIC_HOLE		0x40UL	/* zeroes; tag: size epoch */
+#define MAGIC_SECRET		0x5eUL	/* another file's private data */
+#define POISON_BYTE		0x6b
+#define POISON_WORD		0x6b6b6b6b6b6b6b6bUL
+#define TAG_BITS		23
+#define TAG_MASK		((1UL << TAG_BITS) - 1)
+#define WORDS_PER_PAGE		(PAGE_SIZE / sizeof(u64))
+
+/* Size history of a file, for the beyond-EOF check. */
+#define SIZE_HIST_ORDER		16
+#define SIZE_HIST		(1UL << SIZE_HIST_ORDER)
+#define SIZE_HIST_MASK		(SIZE_HIST - 1)
+
+#define READ_BUF_SIZE		PAGE_SIZE
+
+struct model_file {
+	struct inode inode;
+	struct address_space mapping;
+	pthread_mutex_t lock;		/* i_rwsem, invalidate_lock, folio locks */
+	unsigned int id;
+	unsigned long wgen;		/* last write generation */
+	unsigned long epoch;		/* last published size epoch */
+	loff_t size_hist[SIZE_HIST];	/* size set by each epoch */
+};
+
+static struct model_file files[NR_ALL_FILES];
+
+static struct page pool[NR_POOL_PAGES] __attribute__((aligned(64)));
+static u8 *pool_data;
+static pthread_mutex_t alloc_lock = PTHREAD_MUTEX_INITIALIZER;
+static CDS_LIST_HEAD(free_list0);
+static CDS_LIST_HEAD(free_list_large);
+#define FREE_TAIL		0xffU	/* free_order of a free block's tail */
+
+/* Options. */
+static unsigned long opt_seed;
+static double opt_duration = 10;
+static unsigned int opt_readers = 4;
+static unsigned int opt_adversaries = 2;
+static bool opt_widen = true;
+static bool opt_stop_on_error;
+static bool opt_bench;
+static bool opt_verbose;
+
+static int stop;
+static unsigned long model_clock;	/* orders hwpoison against reads */
+
+/* Results. */
+enum model_counter {
+	CNT_FOREIGN,		/* another file, wrong place, garbage */
+	CNT_SECRET,		/* the secret file's data */
+	CNT_POISON,		/* a freed folio's poison */
+	CNT_UAF_MAP,		/* kmap of a page that was free */
+	CNT_UAF_COPY,		/* page freed while it was mapped */
+	CNT_BEYOND_EOF,		/* zeroes beyond the EOF of their truncate */
+	CNT_HWPOISON,		/* read of a page poisoned before the read */
+	CNT_BAD_LEN,		/* copy longer than the page or request */
+	CNT_STALE,		/* older write generation (allowed) */
+	CNT_UNCHECKED,		/* size epoch too old to check (allowed) */
+	CNT_WORDS,		/* words checked */
+	CNT_ALLOC_FAIL,		/* pool exhausted (allowed) */
+	CNT_REFCOUNT,		/* refcount underflow */
+	NR_COUNTERS,
+};
+
+static const char * const counter_names[NR_COUNTERS] = {
+	"foreign", "secret", "poison", "uaf_map", "uaf_copy", "beyond_eof",
+	"hwpoison", "bad_len", "stale", "unchecked", "words", "alloc_fail",
+	"refcount",
+};
+
+static unsigned long counters[NR_COUNTERS];
+
+#define NR_STATUS	(FILEMAP_FAST_CHANGED + 1)
+static const char * const status_names[NR_STATUS] = {
+	[FILEMAP_FAST_COPIED] = "COPIED",
+	[FILEMAP_FAST_EOF] = "EOF",
+	[FILEMAP_FAST_NOT_FOUND] = "NOT_FOUND",
+	[FILEMAP_FAST_NOT_HOT] = "NOT_HOT",
+	[FILEMAP_FAST_NOT_UPTODATE] = "NOT_UPTODATE",
+	[FILEMAP_FAST_CHANGED] = "CHANGED",
+};
+static unsigned long status_count[NR_STATUS];
+
+enum adv_op {
+	OP_TRUNCATE, OP_PUNCH, OP_OVERWRITE, OP_MIGRATE, OP_SPLIT,
+	OP_REUSE, OP_FILL, OP_HOT, OP_HWPOISON, NR_OPS,
+};
+static const char * const op_names[NR_OPS] = {
+	"truncate", "punch", "overwrite", "migrate", "split", "reuse",
+	"fill", "hot", "hwpoison",
+};
+static unsigned long op_count[NR_OPS];
+
+static void count(enum model_counter c, unsigned long n)
+{
+	if (!n)
+		return;
+	uatomic_add(&counters[c], n);
+	if (c <= CNT_BAD_LEN && opt_stop_on_error)
+		__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
+}
+
+/* Per-thread state. */
+struct model_thread {
+	u64 rng;
+	/* kmap_local_page() bookkeeping of the reader. */
+	struct page *map_page;
+	unsigned long map_gen;
+	unsigned long read_clock;
+	bool reading;
+};
+
+static __thread struct model_thread *self;
+
+static u64 rnd(void)
+{
+	/* xorshift64* */
+	u64 x = self->rng;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	self->rng = x;
+	return x * 0x2545f4914f6cdd1dULL;
+}
+
+static unsigned long rnd_below(unsigned long n)
+{
+	return n ? rnd() % n : 0;
+}
+
+static void thread_init(struct model_thread *t, unsigned long salt)
+{
+	memset(t, 0, sizeof(*t));
+	t->rng = (opt_seed + 1) * 0x9e3779b97f4a7c15ULL + salt * 0xbf58476d1ce4e5b9ULL;
+	if (!t->rng)
+		t->rng = 1;
+	self = t;
+}
+
+/* A short random delay, so that the windows between the steps widen. */
+void model_window(enum model_window_site site)
+{
+	unsigned long r, i;
+
+	if (!opt_widen || !self)
+		return;
+	r = rnd();
+	switch (r & 15) {
+	case 0:
+		sched_yield();
+		break;
+	case 1:
+	case 2:
+	case 3:
+		for (i = (r >> 8) & 1023; i; i--)
+			caa_cpu_relax();
+		break;
+	default:
+		break;
+	}
+}
+
+static u8 *page_data(struct page *page)
+{
+	return pool_data + (size_t)(page - pool) * PAGE_SIZE;
+}
+
+static unsigned long page_gen(struct page *page)
+{
+	return __atomic_load_n(&page->gen, __ATOMIC_ACQUIRE);
+}
+
+static int page_state(struct page *page)
+{
+	return __atomic_load_n(&page->state, __ATOMIC_ACQUIRE);
+}
+
+void *model_kmap(struct page *page)
+{
+	struct model_thread *t = self;
+
+	assert(page >= pool && page < pool + NR_POOL_PAGES);
+	t->map_page = page;
+	t->map_gen = page_gen(page);
+	if (page_state(page) != MODEL_PAGE_ALLOCATED)
+		count(CNT_UAF_MAP, 1);
+	/* A page that was hwpoisoned before this read began must be skipped. */
+	if (t->reading && PageHWPoison(page) &&
+	    __atomic_load_n(&page->hwpoison_seq, __ATOMIC_ACQUIRE) <= t->read_clock)
+		count(CNT_HWPOISON, 1);
+	model_window(MW_KMAP);
+	return page_data(page);
+}
+
+void model_kunmap(const void *addr)
+{
+	struct model_thread *t = self;
+	struct page *page = t->map_page;
+
+	assert(addr == page_data(page));
+	model_window(MW_KUNMAP);
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	if (page_gen(page) != t->map_gen ||
+	    page_state(page) != MODEL_PAGE_ALLOCATED)
+		count(CNT_UAF_COPY, 1);
+	t->map_page = NULL;
+}
+
+/* Model page allocator: LIFO free lists of order 0 and LARGE_ORDER. */
+
+static void pool_init(void)
+{
+	unsigned long i;
+
+	pool_data = aligned_alloc(PAGE_SIZE, (size_t)NR_POOL_PAGES * PAGE_SIZE);
+	if (!pool_data) {
+		perror("pool");
+		exit(2);
+	}
+	memset(pool_data, POISON_BYTE, (size_t)NR_POOL_PAGES * PAGE_SIZE);
+	for (i = 0; i < NR_POOL_PAGES; i++) {
+		pool[i].state = MODEL_PAGE_FREE;
+		pool[i].hwpoison_seq = ULONG_MAX;
+		pool[i].free_order = FREE_TAIL;
+		CDS_INIT_LIST_HEAD(&pool[i].lru);
+	}
+	for (i = 0; i < NR_POOL_PAGES; i += LARGE_NR) {
+		pool[i].free_order = LARGE_ORDER;
+		cds_list_add_tail(&pool[i].lru, &free_list_large);
+	}
+}
+
+/* Rebuild a large block from order-0 free pages.  alloc_lock held. */
+static bool pool_merge(void)
+{
+	unsigned long i, j;
+
+	for (i = 0; i < NR_POOL_PAGES; i += LARGE_NR) {
+		for (j = 0; j < LARGE_NR; j++)
+			if (page_state(&pool[i + j]) != MODEL_PAGE_FREE ||
+			    pool[i + j].free_order != 0)
+				break;
+		if (j < LARGE_NR)
+			continue;
+		for (j = 0; j < LARGE_NR; j++) {
+			cds_list_del_init(&pool[i + j].lru);
+			pool[i + j].free_order = FREE_TAIL;
+		}
+		pool[i].free_order = LARGE_ORDER;
+		cds_list_add(&pool[i].lru, &free_list_large);
+		return true;
+	}
+	return false;
+}
+
+static struct folio *folio_alloc_model(unsigned int order)
+{
+	struct page *page;
+	unsigned int i, nr = 1U << order;
+
+	assert(order == 0 || order == LARGE_ORDER);
+	pthread_mutex_lock(&alloc_lock);
+	if (order == 0 && cds_list_empty(&free_list0) &&
+	    !cds_list_empty(&free_list_large)) {
+		page = cds_list_first_entry(&free_list_large, struct page, lru);
+		cds_list_del_init(&page->lru);
+		for (i = LARGE_NR; i--; ) {
+			page[i].free_order = 0;
+			cds_list_add(&page[i].lru, &free_list0);
+		}
+	}
+	if (order == LARGE_ORDER && cds_list_empty(&free_list_large))
+		pool_merge();
+	if (cds_list_empty(order ? &free_list_large : &free_list0)) {
+		pthread_mutex_unlock(&alloc_lock);
+		count(CNT_ALLOC_FAIL, 1);
+		return NULL;
+	}
+	page = cds_list_first_entry(order ? &free_list_large : &free_list0,
+				    struct page, lru);
+	cds_list_del_init(&page->lru);
+	for (i = 0; i < nr; i++) {
+		assert(page_state(&page[i]) == MODEL_PAGE_FREE);
+		page[i].free_order = FREE_TAIL;
+		WRITE_ONCE(page[i].mapping, NULL);
+		WRITE_ONCE(page[i].index, 0);
+		page[i].private = NULL;
+		__atomic_store_n(&page[i].order, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&page[i]._refcount, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&page[i].flags, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&page[i].state, MODEL_PAGE_ALLOCATED,
+				 __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&alloc_lock);
+	__atomic_store_n(&page->_refcount, 1, __ATOMIC_RELAXED);
+	if (order) {
+		__atomic_store_n(&page->order, order, __ATOMIC_RELAXED);
+		__atomic_or_fetch(&page->flags, 1UL << PG_head, __ATOMIC_RELEASE);
+	}
+	return (struct folio *)page;
+}
+
+/* Give the folio's pages back: poison, bump the generation, free list. */
+static void folio_free_now(struct folio *folio)
+{
+	struct page *page = &folio->page;
+	unsigned int i, order = folio_order(folio), nr = 1U << order;
+
+	for (i = 0; i < nr; i++) {
+		__atomic_store_n(&page[i].flags, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&page[i].hwpoison_seq, ULONG_MAX,
+				 __ATOMIC_RELAXED);
+		__atomic_add_fetch(&page[i].gen, 1, __ATOMIC_RELEASE);
+		__atomic_store_n(&page[i].state, MODEL_PAGE_FREE,
+				 __ATOMIC_RELEASE);
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		memset(page_data(&page[i]), POISON_BYTE, PAGE_SIZE);
+	}
+	pthread_mutex_lock(&alloc_lock);
+	page->free_order = order;
+	for (i = 1; i < nr; i++)
+		page[i].free_order = FREE_TAIL;
+	cds_list_add(&page->lru, order ? &free_list_large : &free_list0);
+	pthread_mutex_unlock(&alloc_lock);
+}
+
+static void __maybe_unused folio_free_rcu(struct rcu_head *head)
+{
+	struct folio *folio = (struct folio *)
+		container_of(head, struct page, rcu_head);
+
+	/*
+	 * call_rcu() orders everything before it before the callback; pair
+	 * with the release of the final folio_put_model() so that TSan,
+	 * which does not see inside liburcu, knows it too.
+	 */
+	if (__atomic_load_n(&folio->_refcount, __ATOMIC_ACQUIRE))
+		count(CNT_REFCOUNT, 1);
+	__atomic_and_fetch(&folio->flags, ~(1UL << PG_rcu_free),
+			   __ATOMIC_RELAXED);
+	folio_free_now(folio);
+}
+
+
+static bool folio_try_get_model(struct folio *folio)
+{
+	int ref = __atomic_load_n(&folio->_refcount, __ATOMIC_RELAXED);
+
+	do {
+		if (ref <= 0)
+			return false;
+	} while (!__atomic_compare_exchange_n(&folio->_refcount, &ref, ref + 1,
+					      false, __ATOMIC_ACQUIRE,
+					      __ATOMIC_RELAXED));
+	return true;
+}
+
+static void folio_put_model(struct folio *folio)
+{
+	int ref = __atomic_sub_fetch(&folio->_refcount, 1, __ATOMIC_ACQ_REL);
+
+	if (ref > 0)
+		return;
+	if (ref < 0) {
+		count(CNT_REFCOUNT, 1);
+		return;
+	}
+#ifndef MODEL_NO_DEFER
+	if (folio_test_rcu_free(folio)) {
+		call_rcu(&folio->page.rcu_head, folio_free_rcu);
+		return;
+	}
+#endif
+	folio_free_now(folio);
+}
+
+/* File data. */
+
+static u64 make_word(unsigned long magic, unsigned int file, pgoff_t index,
+		     unsigned long woff, unsigned long tag)
+{
+	return (u64)magic << 56 | (u64)(file & 0xff) << 48 |
+	       (u64)(index & 0xffff) << 32 | (u64)(woff & 0x1ff) << 23 |
+	       (tag & TAG_MASK);
+}
+
+static void store_word(u8 *data, unsigned long woff, u64 word)
+{
+	__atomic_store_n((u64 *)data + woff, word, __ATOMIC_RELAXED);
+}
+
+/*
+ * Fill the pages of @folio from file offset @from on: file data of
+ * generation @wgen below i_size, zeroes (hole words of the current size
+ * epoch) above.  File lock held.
+ */
+static void folio_fill(struct model_file *f, struct folio *folio,
+		       pgoff_t index, loff_t from)
+{
+	loff_t isize = f->inode.i_size;
+	unsigned int i, nr = folio_nr_pages(folio);
+	unsigned long w;
+
+	for (i = 0; i < nr; i++) {
+		u8 *data = page_data(folio_page(folio, i));
+
+		for (w = 0; w < WORDS_PER_PAGE; w++) {
+			loff_t pos = (loff_t)(index + i) * PAGE_SIZE + w * 8;
+
+			if (pos < from)
+				continue;
+			if (f->id == SECRET_FILE)
+				store_word(data, w, make_word(MAGIC_SECRET,
+						f->id, index + i, w, f->wgen));
+			else if (pos < isize)
+				store_word(data, w, make_word(MAGIC_DATA,
+						f->id, index + i, w, f->wgen));
+			else
+				store_word(data, w, make_word(MAGIC_HOLE,
+						f->id, index + i, w, f->epoch));
+		}
+	}
+}
+
+static void mapping_store(struct model_file *f, pgoff_t index,
+			  unsigned int order, void *entry)
+{
+	XA_STATE_ORDER(xas, &f->mapping.i_pages, index, order);
+
+	do {
+		xas_lock(&xas);
+		xas_store(&xas, entry);
+		xas_unlock(&xas);
+	} while (xas_nomem(&xas, GFP_KERNEL));
+	assert(!xas_error(&xas));
+}
+
+static struct folio *mapping_lookup(struct model_file *f, pgoff_t index)
+{
+	void *entry = xa_load(&f->mapping.i_pages, index);
+
+	if (!entry || xa_is_value(entry))
+		return NULL;
+	return entry;
+}
+
+/* Take @folio out of the page cache and drop the page cache reference. */
+static void folio_remove(struct model_file *f, struct folio *folio)
+{
+	mapping_store(f, folio->index, folio_order(folio), NULL);
+	model_window(MW_ADVERSARY);
+	WRITE_ONCE(folio->mapping, NULL);
+	model_window(MW_ADVERSARY);
+	folio_put_model(folio);
+}
+
+/* Insert a new folio at @index (read it in).  File lock held. */
+static struct folio *folio_read_in(struct model_file *f, pgoff_t index,
+				   unsigned int order, unsigned long flags)
+{
+	struct folio *folio = folio_alloc_model(order);
+
+	if (!folio)
+		return NULL;
+	WRITE_ONCE(folio->index, index);
+	WRITE_ONCE(folio->mapping, &f->mapping);
+	folio_fill(f, folio, index, 0);
+	/* folio_mark_uptodate(): the data before the flag. */
+	__atomic_or_fetch(&folio->flags, flags | 1UL << PG_uptodate,
+			  __ATOMIC_RELEASE);
+	mapping_store(f, index, order, folio);
+	return folio;
+}
+
+static bool range_empty(struct model_file *f, pgoff_t index, unsigned int nr)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr; i++)
+		if (xa_load(&f->mapping.i_pages, index + i))
+			return false;
+	return true;
+}
+
+static pgoff_t size_pages(loff_t size)
+{
+	return (size + PAGE_SIZE - 1) >> PAGE_SHIFT;
+}
+
+/* Cold or hot, readahead or not: all the states a reader can meet. */
+static unsigned long random_new_flags(void)
+{
+	unsigned long flags = 0;
+	unsigned long r = rnd();
+
+	if (r & 1)
+		flags |= 1UL << PG_referenced;
+	if ((r & 6) == 6)
+		flags |= 1UL << PG_rcu_free;
+	if ((r & 0x38) == 0)
+		flags |= 1UL << PG_readahead;
+	return flags;
+}
+
+/* Read in all missing pages below i_size.  File lock held. */
+static void op_fill(struct model_file *f)
+{
+	pgoff_t index, end = size_pages(f->inode.i_size);
+
+	for (index = 0; index < end; index++) {
+		if (xa_load(&f->mapping.i_pages, index))
+			continue;
+		if (!(index % LARGE_NR) && (rnd() & 1) &&
+		    range_empty(f, index, LARGE_NR)) {
+			if (folio_read_in(f, index, LARGE_ORDER,
+					  random_new_flags())) {
+				index += LARGE_NR - 1;
+				continue;
+			}
+		}
+		folio_read_in(f, index, 0, random_new_flags());
+	}
+}
+
+/* Zero [from, end of folio): hole words of the current size epoch. */
+static void folio_zero_tail(struct model_file *f, struct folio *folio,
+			    loff_t from)
+{
+	unsigned int i, nr = folio_nr_pages(folio);
+	unsigned long w;
+
+	for (i = 0; i < nr; i++) {
+		pgoff_t index = folio->index + i;
+		u8 *data = page_data(folio_page(folio, i));
+
+		for (w = 0; w < WORDS_PER_PAGE; w++) {
+			if ((loff_t)index * PAGE_SIZE + w * 8 < from)
+				continue;
+			store_word(data, w, make_word(MAGIC_HOLE, f->id, index,
+						      w, f->epoch));
+			if (!(w & 63))
+				model_window(MW_ADVERSARY);
+		}
+	}
+}
+
+/*
+ * Split a large folio into order-0 folios, the way __split_huge_page()
+ * does it: the tails get the head's flags (PG_rcu_free included), mapping
+ * and index and replace the head in the XArray, then the head shrinks.
+ */
+static void folio_split_model(struct model_file *f, struct folio *folio)
+{
+	XA_STATE(xas, &f->mapping.i_pages, folio->index);
+	unsigned int i, order = folio_order(folio), nr = 1U << order;
+	unsigned long keep = 1UL << PG_uptodate | 1UL << PG_referenced |
+			     1UL << PG_readahead | 1UL << PG_rcu_free;
+	unsigned long flags;
+
+	if (!order)
+		return;
+	xas_split_alloc(&xas, folio, order, GFP_KERNEL);
+	assert(!xas_error(&xas));
+	xas_lock(&xas);
+	xas_split(&xas, folio, order);
+	flags = __atomic_load_n(&folio->flags, __ATOMIC_RELAXED) & keep;
+	for (i = nr - 1; i >= 1; i--) {
+		struct page *tail = folio_page(folio, i);
+
+		WRITE_ONCE(tail->index, folio->index + i);
+		WRITE_ONCE(tail->mapping, &f->mapping);
+		__atomic_store_n(&tail->_refcount, 1, __ATOMIC_RELAXED);
+		__atomic_store_n(&tail->flags, flags | (tail->flags &
+				 1UL << PG_hwpoison), __ATOMIC_RELEASE);
+		xas_set(&xas, folio->index + i);
+		xas_store(&xas, tail);
+		model_window(MW_ADVERSARY);
+	}
+	__atomic_and_fetch(&folio->flags, ~(1UL << PG_head), __ATOMIC_RELEASE);
+	__atomic_store_n(&folio->_order, 0, __ATOMIC_RELAXED);
+	xas_unlock(&xas);
+}
+
+/* Publish a new i_size: history, then epoch, then i_size. */
+static void set_size(struct model_file *f, loff_t size)
+{
+	unsigned long epoch = f->epoch + 1;
+
+	assert(epoch < TAG_MASK);
+	f->size_hist[epoch & SIZE_HIST_MASK] = size;
+	__atomic_store_n(&f->epoch, epoch, __ATOMIC_SEQ_CST);
+	i_size_write(&f->inode, size);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+/* Remove the folios that start at or after @index. */
+static void remove_from(struct model_file *f, pgoff_t index, pgoff_t end)
+{
+	struct folio *folio;
+	pgoff_t i;
+
+	for (i = index; i < end; i++) {
+		folio = mapping_lookup(f, i);
+		if (!folio || folio->index < index)
+			continue;
+		folio_remove(f, folio);
+	}
+}
+
+static void op_truncate(struct model_file *f)
+{
+	loff_t old = f->inode.i_size, size;
+	struct folio *folio;
+	pgoff_t index;
+
+	/* Down into a page (often of a large folio), or back up. */
+	if (old > PAGE_SIZE && (rnd() % 3)) {
+		size = rnd_below(old / 8) * 8;
+		/* Often land in the middle of a page. */
+		if (!(size % PAGE_SIZE))
+			size += 8 * (1 + rnd_below(WORDS_PER_PAGE - 1));
+		if (size >= old)
+			size = old - 8;
+	} else {
+		size = 8 * (1 + rnd_below(FILE_MAX_PAGES * WORDS_PER_PAGE));
+	}
+	set_size(f, size);
+	model_window(MW_ADVERSARY);
+	if (size >= old)
+		return;
+
+	/* truncate_inode_partial_folio(): zero the tail, maybe split. */
+	index = size >> PAGE_SHIFT;
+	folio = mapping_lookup(f, index);
+	if (folio && (loff_t)folio->index * PAGE_SIZE < size) {
+		folio_zero_tail(f, folio, size);
+		if (folio_order(folio) && (rnd() & 1))
+			folio_split_model(f, folio);
+	}
+	model_window(MW_ADVERSARY);
+	remove_from(f, size_pages(size), FILE_MAX_PAGES + LARGE_NR);
+}
+
+static struct folio *random_folio(struct model_file *f)
+{
+	pgoff_t end = size_pages(f->inode.i_size);
+	struct folio *folio;
+
+	folio = mapping_lookup(f, rnd_below(end ? end : 1));
+	return folio;
+}
+
+static void op_punch(struct model_file *f)
+{
+	pgoff_t index = rnd_below(FILE_MAX_PAGES), end = index + 1 + rnd_below(4);
+	struct folio *folio;
+	pgoff_t i;
+
+	for (i = index; i < end; i++) {
+		folio = mapping_lookup(f, i);
+		if (!folio)
+			continue;
+		if (folio_order(folio) &&
+		    (folio->index < index || folio->index + LARGE_NR > end))
+			folio_split_model(f, folio);
+		folio = mapping_lookup(f, i);
+		if (folio)
+			folio_remove(f, folio);
+	}
+}
+
+static void op_overwrite(struct model_file *f)
+{
+	struct folio *folio = random_folio(f);
+	loff_t isize = f->inode.i_size;
+	unsigned int i, nr;
+	unsigned long w;
+
+	if (!folio)
+		return;
+	__atomic_store_n(&f->wgen, (f->wgen + 1) & TAG_MASK, __ATOMIC_RELAXED);
+	nr = folio_nr_pages(folio);
+	for (i = 0; i < nr; i++) {
+		pgoff_t index = folio->index + i;
+		u8 *data = page_data(folio_page(folio, i));
+
+		for (w = 0; w < WORDS_PER_PAGE; w++) {
+			if ((loff_t)index * PAGE_SIZE + w * 8 >= isize)
+				break;
+			store_word(data, w, make_word(MAGIC_DATA, f->id, index,
+						      w, f->wgen));
+		}
+		model_window(MW_ADVERSARY);
+	}
+}
+
+/* Migration: a new folio with the same data replaces the old one. */
+static void op_migrate(struct model_file *f)
+{
+	struct folio *folio = random_folio(f), *new;
+	unsigned int order, i;
+	unsigned long keep = 1UL << PG_uptodate | 1UL << PG_referenced |
+			     1UL << PG_readahead;
+
+	if (!folio)
+		return;
+	order = folio_order(folio);
+	new = folio_alloc_model(order);
+	if (!new)
+		return;
+	for (i = 0; i < (1U << order); i++)
+		memcpy(page_data(folio_page(new, i)),
+		       page_data(folio_page(folio, i)), PAGE_SIZE);
+	WRITE_ONCE(new->index, folio->index);
+	WRITE_ONCE(new->mapping, &f->mapping);
+	__atomic_or_fetch(&new->flags, __atomic_load_n(&folio->flags,
+			  __ATOMIC_RELAXED) & keep, __ATOMIC_RELEASE);
+	mapping_store(f, folio->index, order, new);
+	model_window(MW_ADVERSARY);
+	WRITE_ONCE(folio->mapping, NULL);
+	folio_put_model(folio);
+}
+
+static void op_split(struct model_file *f)
+{
+	pgoff_t index;
+	struct folio *folio;
+
+	for (index = 0; index < FILE_MAX_PAGES; index += LARGE_NR) {
+		folio = mapping_lookup(f, index);
+		if (folio && folio_order(folio)) {
+			folio_split_model(f, folio);
+			return;
+		}
+	}
+}
+
+/*
+ * Free the file's folios and give fresh ones (most likely the same memory:
+ * the free lists are LIFO) to the secret file, hot.  Secret file lock is
+ * taken inside the file lock; nothing takes them the other way round.
+ */
+static void op_reuse(struct model_file *f)
+{
+	struct model_file *s = &files[SECRET_FILE];
+	pgoff_t start = rnd_below(FILE_MAX_PAGES), nr = 1 + rnd_below(8);
+	pgoff_t i;
+	struct folio *folio;
+
+	remove_from(f, start, start + nr);
+	pthread_mutex_lock(&s->lock);
+	__atomic_store_n(&s->wgen, (s->wgen + 1) & TAG_MASK, __ATOMIC_RELAXED);
+	for (i = start; i < start + nr && i < FILE_MAX_PAGES; i++) {
+		folio = mapping_lookup(s, i);
+		if (folio)
+			folio_remove(s, folio);
+		folio = folio_read_in(s, i, 0, 1UL << PG_referenced |
+				      1UL << PG_rcu_free);
+		if (!folio)
+			break;
+	}
+	pthread_mutex_unlock(&s->lock);
+}
+
+/* filemap_read_mark_hot(): referenced first, then PG_rcu_free. */
+static void op_hot(struct model_file *f)
+{
+	struct folio *folio = random_folio(f);
+
+	if (!folio)
+		return;
+	if (!folio_test_referenced(folio))
+		__atomic_or_fetch(&folio->flags, 1UL << PG_referenced,
+				  __ATOMIC_RELEASE);
+	else if (!folio_test_rcu_free(folio))
+		__atomic_or_fetch(&folio->flags, 1UL << PG_rcu_free,
+				  __ATOMIC_RELEASE);
+	if (folio_test_readahead(folio) && (rnd() & 1))
+		__atomic_and_fetch(&folio->flags, ~(1UL << PG_readahead),
+				   __ATOMIC_RELEASE);
+}
+
+/* memory_failure() on a page: flag it, then stamp the model clock. */
+static void op_hwpoison(struct model_file *f)
+{
+	struct folio *folio = random_folio(f);
+	struct page *page;
+	unsigned long seq;
+
+	if (!folio)
+		return;
+	page = folio_page(folio, rnd_below(folio_nr_pages(folio)));
+	if (PageHWPoison(page))
+		return;
+	__atomic_store_n(&page->hwpoison_seq, ULONG_MAX, __ATOMIC_SEQ_CST);
+	__atomic_or_fetch(&page->flags, 1UL << PG_hwpoison, __ATOMIC_SEQ_CST);
+	seq = __atomic_add_fetch(&model_clock, 1, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&page->hwpoison_seq, seq, __ATOMIC_SEQ_CST);
+}
+
+static void adversary_op(struct model_file *f, enum adv_op op)
+{
+	switch (op) {
+	case OP_TRUNCATE:
+		op_truncate(f);
+		break;
+	case OP_PUNCH:
+		op_punch(f);
+		break;
+	case OP_OVERWRITE:
+		op_overwrite(f);
+		break;
+	case OP_MIGRATE:
+		op_migrate(f);
+		break;
+	case OP_SPLIT:
+		op_split(f);
+		break;
+	case OP_REUSE:
+		op_reuse(f);
+		break;
+	case OP_FILL:
+		op_fill(f);
+		break;
+	case OP_HOT:
+		op_hot(f);
+		break;
+	case OP_HWPOISON:
+		op_hwpoison(f);
+		break;
+	default:
+		break;
+	}
+	uatomic_inc(&op_count[op]);
+}
+
+/* Weights of the operations, out of 100. */
+static const unsigned int op_weight[NR_OPS] = {
+	[OP_TRUNCATE] = 12, [OP_PUNCH] = 6, [OP_OVERWRITE] = 10,
+	[OP_MIGRATE] = 10, [OP_SPLIT] = 6, [OP_REUSE] = 10, [OP_FILL] = 20,
+	[OP_HOT] = 25, [OP_HWPOISON] = 1,
+};
+
+static void *adversary_thread(void *arg)
+{
+	struct model_thread t;
+
+	thread_init(&t, 1000 + (unsigned long)arg);
+	rcu_register_thread();
+	while (!__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
+		struct model_file *f = &files[rnd_below(NR_FILES)];
+		unsigned int r = rnd_below(100), op;
+
+		for (op = 0; op < NR_OPS - 1; op++) {
+			if (r < op_weight[op])
+				break;
+			r -= op_weight[op];
+		}
+		pthread_mutex_lock(&f->lock);
+		adversary_op(f, op);
+		pthread_mutex_unlock(&f->lock);
+		model_window(MW_ADVERSARY);
+	}
+	rcu_unregister_thread();
+	return NULL;
+}
+
+/* Reader side. */
+
+/*
+ * Zeroes at @pos tagged with size epoch @tag: fine unless @pos was beyond
+ * the EOF that epoch set and no later size change up to @ret_epoch (read
+ * after the copy returned) moved EOF past @pos again.
+ */
+static void check_hole(struct model_file *f, loff_t pos, unsigned long tag,
+		       unsigned long ret_epoch, unsigned long *bad,
+		       unsigned long *unchecked)
+{
+	unsigned long t = ret_epoch - ((ret_epoch - tag) & TAG_MASK), e;
+
+	if (ret_epoch - t >= SIZE_HIST - 64) {
+		(*unchecked)++;
+		return;
+	}
+	if (pos < f->size_hist[t & SIZE_HIST_MASK])
+		return;
+	for (e = t + 1; e <= ret_epoch; e++)
+		if (pos < f->size_hist[e & SIZE_HIST_MASK])
+			return;
+	(*bad)++;
+}
+
+static void check_copy(struct model_file *f, loff_t pos, const u64 *buf,
+		       size_t len, size_t want, unsigned long ret_epoch)
+{
+	unsigned long c[NR_COUNTERS] = { 0 };
+	unsigned long wgen = __atomic_load_n(&f->wgen, __ATOMIC_RELAXED);
+	size_t i;
+
+	if (len > want || len > PAGE_SIZE - offset_in_page(pos) || !len ||
+	    len % 8)
+		c[CNT_BAD_LEN]++;
+	for (i = 0; i < len / 8; i++) {
+		loff_t p = pos + i * 8;
+		pgoff_t index = p >> PAGE_SHIFT;
+		unsigned long woff = offset_in_page(p) / 8;
+		u64 w = buf[i];
+		unsigned long magic = w >> 56, tag = w & TAG_MASK;
+		bool here = ((w >> 48) & 0xff) == f->id &&
+			    ((w >> 32) & 0xffff) == (index & 0xffff) &&
+			    ((w >> 23) & 0x1ff) == woff;
+
+		c[CNT_WORDS]++;
+		if (w == POISON_WORD) {
+			c[CNT_POISON]++;
+		} else if (magic == MAGIC_SECRET) {
+			c[CNT_SECRET]++;
+		} else if (!here) {
+			c[CNT_FOREIGN]++;
+		} else if (magic == MAGIC_DATA) {
+			if (tag != wgen)
+				c[CNT_STALE]++;
+		} else if (magic == MAGIC_HOLE) {
+			check_hole(f, p, tag, ret_epoch, &c[CNT_BEYOND_EOF],
+				   &c[CNT_UNCHECKED]);
+		} else {
+			c[CNT_FOREIGN]++;
+		}
+	}
+	for (i = 0; i < NR_COUNTERS; i++)
+		count(i, c[i]);
+	if (opt_verbose && (c[CNT_FOREIGN] || c[CNT_SECRET] ||
+			    c[CNT_POISON] || c[CNT_BEYOND_EOF]))
+		printf("# bad copy: file %u pos %lld len %zu first %016llx\n",
+		       f->id, (long long)pos, len, (unsigned long long)buf[0]);
+}
+
+static void *reader_thread(void *arg)
+{
+	unsigned long local_status[NR_STATUS] = { 0 };
+	u64 *buf = malloc(READ_BUF_SIZE);
+	struct model_thread t;
+	unsigned int i;
+
+	thread_init(&t, (unsigned long)arg);
+	rcu_register_thread();
+	while (!__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
+		struct model_file *f = &files[rnd_below(NR_FILES)];
+		enum filemap_fast_status status;
+		unsigned long ret_epoch;
+		size_t want, len = 0;
+		loff_t pos, isize;
+
+		/* Half of the reads near EOF, where truncation races. */
+		isize = i_size_read(&f->inode);
+		if (rnd() & 1)
+			pos = isize - 2 * PAGE_SIZE +
+			      8 * rnd_below(4 * WORDS_PER_PAGE);
+		else
+			pos = 8 * rnd_below(FILE_MAX_PAGES * WORDS_PER_PAGE);
+		if (pos < 0)
+			pos = 0;
+		want = (rnd() & 1) ? 512 : 8 * (1 + rnd_below(WORDS_PER_PAGE));
+
+		t.read_clock = __atomic_load_n(&model_clock, __ATOMIC_SEQ_CST);
+		t.reading = true;
+		rcu_read_lock();
+		status = model_fast_copy(&f->mapping, pos, buf, want, &len);
+		rcu_read_unlock();
+		t.reading = false;
+		ret_epoch = __atomic_load_n(&f->epoch, __ATOMIC_SEQ_CST);
+
+		assert(status < NR_STATUS);
+		local_status[status]++;
+		if (status == FILEMAP_FAST_COPIED)
+			check_copy(f, pos, buf, len, want, ret_epoch);
+	}
+	rcu_unregister_thread();
+	for (i = 0; i < NR_STATUS; i++)
+		uatomic_add(&status_count[i], local_status[i]);
+	free(buf);
+	return NULL;
+}
+
+/* Set up and tear down. */
+
+static void files_init(void)
+{
+	struct model_thread t;
+	unsigned int i;
+
+	thread_init(&t, 999);
+	for (i = 0; i < NR_ALL_FILES; i++) {
+		struct model_file *f = &files[i];
+		loff_t size;
+
+		f->id = i;
+		pthread_mutex_init(&f->lock, NULL);
+		f->inode.i_mapping = &f->mapping;
+		f->mapping.host = &f->inode;
+		xa_init(&f->mapping.i_pages);
+		size = 8 * (1 + rnd_below(FILE_MAX_PAGES * WORDS_PER_PAGE));
+		if (i == SECRET_FILE)
+			size = FILE_MAX_PAGES * PAGE_SIZE;
+		set_size(f, size);
+		f->wgen = 1;
+		if (i != SECRET_FILE)
+			op_fill(f);
+	}
+	self = NULL;
+}
+
+/* Drop every folio, wait for RCU, and check that the pool is whole. */
+static bool teardown_check(void)
+{
+	unsigned long i, nfree = 0, listed = 0;
+	struct page *page;
+	bool ok = true;
+
+	for (i = 0; i < NR_ALL_FILES; i++) {
+		struct model_file *f = &files[i];
+
+		pthread_mutex_lock(&f->lock);
+		remove_from(f, 0, FILE_MAX_PAGES + LARGE_NR);
+		pthread_mutex_unlock(&f->lock);
+		if (!xa_empty(&f->mapping.i_pages))
+			ok = false;
+	}
+	rcu_barrier();
+	/* The lock also orders this after the frees for TSan. */
+	pthread_mutex_lock(&alloc_lock);
+	for (i = 0; i < NR_POOL_PAGES; i++)
+		if (page_state(&pool[i]) == MODEL_PAGE_FREE)
+			nfree++;
+	cds_list_for_each_entry(page, &free_list0, lru)
+		listed++;
+	cds_list_for_each_entry(page, &free_list_large, lru)
+		listed += LARGE_NR;
+	pthread_mutex_unlock(&alloc_lock);
+	if (nfree != NR_POOL_PAGES || listed != NR_POOL_PAGES) {
+		printf("# pool: %lu of %u pages free, %lu on free lists\n",
+		       nfree, NR_POOL_PAGES, listed);
+		ok = false;
+	}
+	if (counters[CNT_REFCOUNT])
+		ok = false;
+	return ok;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void run_for(double seconds)
+{
+	double end = now() + seconds;
+
+	while (!__atomic_load_n(&stop, __ATOMIC_RELAXED) && now() < end)
+		usleep(10000);
+	__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
+}
+
+static unsigned int tap_nr;
+static bool tap_failed;
+
+static void tap(bool ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%sok %u - ", ok ? "" : "not ", ++tap_nr);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	if (!ok)
+		tap_failed = true;
+}
+
+static int run_model(void)
+{
+	pthread_t *threads;
+	unsigned int i, n = opt_readers + opt_adversaries;
+	double start = now(), elapsed;
+	bool pool_ok;
+
+	files_init();
+	threads = calloc(n, sizeof(*threads));
+	for (i = 0; i < n; i++) {
+		void *(*fn)(void *) = i < opt_readers ? reader_thread :
+						       adversary_thread;
+
+		if (pthread_create(&threads[i], NULL, fn, (void *)(long)i)) {
+			perror("pthread_create");
+			exit(2);
+		}
+	}
+	run_for(opt_duration);
+	for (i = 0; i < n; i++)
+		pthread_join(threads[i], NULL);
+	free(threads);
+	elapsed = now() - start;
+	pool_ok = teardown_check();
+
+	printf("# ran %.2f s, %u readers, %u adversaries, widen %s%s\n",
+	       elapsed, opt_readers, opt_adversaries, opt_widen ? "on" : "off",
+#ifdef MODEL_NO_DEFER
+	       ", MODEL_NO_DEFER"
+#else
+	       ""
+#endif
+	       );
+	for (i = 0; i < NR_STATUS; i++)
+		printf("# status %-12s %lu\n", status_names[i], status_count[i]);
+	for (i = 0; i < NR_OPS; i++)
+		printf("# op %-10s %lu\n", op_names[i], op_count[i]);
+	for (i = 0; i < NR_COUNTERS; i++)
+		printf("# counter %-10s %lu\n", counter_names[i], counters[i]);
+
+	printf("1..9\n");
+	tap(!counters[CNT_FOREIGN] && !counters[CNT_SECRET],
+	    "no foreign or secret data copied (%lu foreign, %lu secret words)",
+	    counters[CNT_FOREIGN], counters[CNT_SECRET]);
+	tap(!counters[CNT_POISON], "no poison copied (%lu words)",
+	    counters[CNT_POISON]);
+	tap(!counters[CNT_UAF_MAP] && !counters[CNT_UAF_COPY],
+	    "no use after free while mapped (%lu free at map, %lu freed during copy)",
+	    counters[CNT_UAF_MAP], counters[CNT_UAF_COPY]);
+	tap(!counters[CNT_BEYOND_EOF],
+	    "no truncated data beyond EOF copied (%lu words)",
+	    counters[CNT_BEYOND_EOF]);
+	tap(!counters[CNT_HWPOISON],
+	    "no read of a page hwpoisoned before the read (%lu)",
+	    counters[CNT_HWPOISON]);
+	tap(!counters[CNT_BAD_LEN], "copy lengths within page and request (%lu bad)",
+	    counters[CNT_BAD_LEN]);
+	tap(status_count[FILEMAP_FAST_COPIED] > 0, "COPIED returned (%lu)",
+	    status_count[FILEMAP_FAST_COPIED]);
+	tap(status_count[FILEMAP_FAST_CHANGED] > 0,
+	    "CHANGED returned: revalidation raced (%lu)",
+	    status_count[FILEMAP_FAST_CHANGED]);
+	tap(pool_ok, "pool whole and refcounts sane after teardown");
+	return tap_failed ? 1 : 0;
+}
+
+/* Bench: refcounted read vs filemap_fast_copy(), 1..N threads. */
+
+#define BENCH_LEN	512
+
+static struct model_file *bench_file;
+static int bench_mode;		/* 0: refcount, 1: rcu */
+
+struct bench_arg {
+	unsigned long ops;
+};
+
+static void *bench_thread(void *arg)
+{
+	struct bench_arg *ba = arg;
+	struct address_space *mapping = &bench_file->mapping;
+	struct model_thread t;
+	u64 buf[BENCH_LEN / 8];
+	unsigned long ops = 0;
+
+	thread_init(&t, 5000);
+	rcu_register_thread();
+	while (!__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
+		if (bench_mode == 0) {
+			XA_STATE(xas, &mapping->i_pages, 0);
+			struct folio *folio;
+			void *kaddr;
+
+			/* filemap_get_entry() + copy + folio_put(). */
+			rcu_read_lock();
+			do {
+				xas_reset(&xas);
+				folio = xas_load(&xas);
+				if (!folio || xa_is_value(folio) ||
+				    !folio_try_get_model(folio)) {
+					folio = NULL;
+					break;
+				}
+				if (folio != xas_reload(&xas)) {
+					folio_put_model(folio);
+					continue;
+				}
+				break;
+			} while (1);
+			rcu_read_unlock();
+			if (!folio)
+				continue;
+			kaddr = kmap_local_page(folio_page(folio, 0));
+			memcpy(buf, kaddr, BENCH_LEN);
+			kunmap_local(kaddr);
+			folio_put_model(folio);
+			ops++;
+		} else {
+			size_t len;
+
+			rcu_read_lock();
+			if (model_fast_copy(mapping, 0, buf, BENCH_LEN, &len) ==
+			    FILEMAP_FAST_COPIED)
+				ops++;
+			rcu_read_unlock();
+		}
+	}
+	rcu_unregister_thread();
+	ba->ops = ops;
+	return NULL;
+}
+
+static int run_bench(void)
+{
+	unsigned int n, max = opt_readers, i;
+	struct folio *folio;
+	struct model_thread t;
+
+	opt_widen = false;
+	files_init();
+	thread_init(&t, 4999);
+	bench_file = &files[0];
+	folio = mapping_lookup(bench_file, 0);
+	if (!folio)
+		folio = folio_read_in(bench_file, 0, 0, 0);
+	__atomic_or_fetch(&folio->flags, 1UL << PG_referenced |
+			  1UL << PG_rcu_free, __ATOMIC_RELEASE);
+	__atomic_and_fetch(&folio->flags, ~(1UL << PG_readahead),
+			   __ATOMIC_RELEASE);
+	if (i_size_read(&bench_file->inode) < BENCH_LEN)
+		set_size(bench_file, PAGE_SIZE);
+
+	printf("mode,threads,ops,seconds,ops_per_sec\n");
+	for (bench_mode = 0; bench_mode < 2; bench_mode++) {
+		for (n = 1; n <= max; n++) {
+			pthread_t th[n];
+			struct bench_arg ba[n];
+			unsigned long ops = 0;
+			double start, secs;
+
+			__atomic_store_n(&stop, 0, __ATOMIC_RELAXED);
+			start = now();
+			for (i = 0; i < n; i++)
+				pthread_create(&th[i], NULL, bench_thread, &ba[i]);
+			run_for(opt_duration);
+			for (i = 0; i < n; i++) {
+				pthread_join(th[i], NULL);
+				ops += ba[i].ops;
+			}
+			secs = now() - start;
+			printf("%s,%u,%lu,%.3f,%.0f\n",
+			       bench_mode ? "rcu" : "refcount", n, ops, secs,
+			       ops / secs);
+			fflush(stdout);
+			if (!ops)
+				return 1;
+		}
+	}
+	self = NULL;
+	return 0;
+}
+
+static void usage(const char *prog)
+{
+	fprintf(stderr,
+		"usage: %s [-s seed] [-d seconds] [-t readers] [-a adversaries]\n"
+		"          [-w 0|1] [-x] [-v] [-b]\n"
+		"  -s  random seed (default: time)\n"
+		"  -d  duration in seconds (bench: per point; default 10, bench 1)\n"
+		"  -t  reader threads (bench: up to this many; default 4, bench nproc)\n"
+		"  -a  adversary threads (default 2)\n"
+		"  -w  widen race windows with random delays (default 1)\n"
+		"  -x  stop at the first data or use-after-free error\n"
+		"  -v  print bad copies\n"
+		"  -b  bench: refcount vs RCU read, CSV\n", prog);
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	bool have_d = false, have_t = false;
+	int opt, ret;
+
+	opt_seed = time(NULL);
+	while ((opt = getopt(argc, argv, "s:d:t:a:w:xvbh")) != -1) {
+		switch (opt) {
+		case 's':
+			opt_seed = strtoul(optarg, NULL, 0);
+			break;
+		case 'd':
+			opt_duration = strtod(optarg, NULL);
+			have_d = true;
+			break;
+		case 't':
+			opt_readers = strtoul(optarg, NULL, 0);
+			have_t = true;
+			break;
+		case 'a':
+			opt_adversaries = strtoul(optarg, NULL, 0);
+			break;
+		case 'w':
+			opt_widen = strtoul(optarg, NULL, 0);
+			break;
+		case 'x':
+			opt_stop_on_error = true;
+			break;
+		case 'v':
+			opt_verbose = true;
+			break;
+		case 'b':
+			opt_bench = true;
+			break;
+		default:
+			usage(argv[0]);
+		}
+	}
+	if (opt_bench) {
+		if (!have_d)
+			opt_duration = 1;
+		if (!have_t)
+			opt_readers = sysconf(_SC_NPROCESSORS_ONLN);
+	}
+	if (!opt_readers || opt_duration <= 0)
+		usage(argv[0]);
+
+	if (!opt_bench) {
+		printf("TAP version 13\n");
+		printf("# seed %lu\n", opt_seed);
+	} else {
+		fprintf(stderr, "# seed %lu\n", opt_seed);
+	}
+	fflush(stdout);
+
+	rcu_register_thread();
+	radix_tree_init();
+	pool_init();
+	ret = opt_bench ? run_bench() : run_model();
+	rcu_unregister_thread();
+	return ret;
+}

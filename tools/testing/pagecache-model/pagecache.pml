@@ -1,0 +1,650 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0
+ *
+ * Spin (Promela) model of the lockless page cache read protocol:
+ * filemap_fast_copy() in mm/filemap_fast.h, called by filemap_read_fast()
+ * in mm/filemap.c, against truncation/hole punching, the PG_rcu_free
+ * deferred free path (mm/rcu_free.c) and reuse of freed folios.
+ *
+ * Check with tools/testing/pagecache-model/spin-check.sh, or by hand:
+ *   spin -a pagecache.pml && gcc -O2 -DSAFETY -o pan pan.c && ./pan -m10000
+ * Mutants, each of which must produce a counterexample:
+ *   spin -DNO_DEFER -a pagecache.pml       flagged folios are freed at once
+ *   spin -DNO_REVALIDATE -a pagecache.pml  skip step 6 (revalidation)
+ *   spin -DNO_FLAG_CHECK -a pagecache.pml  skip step 2 (PG_rcu_free test)
+ * Other knobs: NO_REFILL (the reuser never refills the reader's slot),
+ * NO_P2 (drop the use-after-free assertion, e.g. to see that
+ * NO_FLAG_CHECK also breaks P1), and the bounds below.
+ * Readable counterexample: spin -t [-p] [-DMUTANT] pagecache.pml (the
+ * printf()s narrate each step; pan does not execute them).
+ * Termination of the reader as an LTL property:
+ *   spin -DLTL_TERMINATION -a pagecache.pml && gcc -O2 -o pan pan.c &&
+ *   ./pan -a -m10000
+ *
+ * Mapping to the kernel code
+ * --------------------------
+ * proctype reader()      filemap_read_fast() -> filemap_fast_copy():
+ *   rcu_lock              rcu_read_lock() in filemap_read_fast()
+ *   step 1                folio = xas_load(&xas); hole/value -> NOT_FOUND
+ *   step 2                test_bit_acquire(PG_rcu_free, &folio->flags),
+ *                         clear -> NOT_HOT
+ *   step 3                folio_test_uptodate() -> NOT_UPTODATE;
+ *                         index - folio->index >= nr_pages -> CHANGED
+ *   step 4                isize = i_size_read(inode); pos >= isize -> EOF
+ *   step 5                memcpy(buf, kaddr + offset, len): NC cells, each
+ *                         read by its own statement
+ *   step 6                smp_rmb(); xas_reload() == folio,
+ *                         folio->mapping == mapping, folio_test_uptodate(),
+ *                         i_size_read() == isize, else CHANGED
+ *   rcu_unlock            rcu_read_unlock(); only then is buf used
+ *                         (copy_to_iter()) and only on FILEMAP_FAST_COPIED
+ * proctype remover()     truncate_setsize() (i_size_write, then
+ *                         truncate_pagecache()) or a hole punch
+ *                         (truncate_inode_pages_range()) ->
+ *                         truncate_inode_folio() -> filemap_remove_folio()
+ *                         -> page_cache_delete() (slot cleared,
+ *                         folio->mapping = NULL, ->index kept), then
+ *                         folio_put() of the page cache reference
+ * inline put()           folio_put() -> __folio_put() -> free_unref_page()/
+ *                         free_unref_folios() -> rcu_free_folio_deferred():
+ *                         PG_rcu_free set -> rcu_free_defer_folio()
+ *                         (call_rcu_hurry), else free_pages_prepare() and
+ *                         the page allocator at once (free_body())
+ * proctype rcu_callbacks() rcu_free_folios_cb(): after a grace period,
+ *                         __folio_clear_rcu_free() and free_unref_folios()
+ * inline free_body()     free_pages_prepare() + buddy/pcp: the data is
+ *                         poisoned (page poisoning, init_on_free, or simply
+ *                         the next user), the flags are cleared, and the
+ *                         folio goes to the free list
+ * proctype reuser()      filemap_alloc_folio() of a free folio,
+ *                         __filemap_add_folio() (mapping, index, slot store;
+ *                         locked, not uptodate), read I/O fills the data,
+ *                         folio_mark_uptodate(), then optionally a second
+ *                         read makes it hot: filemap_read_mark_hot() ->
+ *                         folio_set_rcu_free().  Targets: another file
+ *                         (B0, foreign "secret" data), the same file at
+ *                         another index (A1), or, after a hole punch or
+ *                         truncation, the reader's slot A0 again with the
+ *                         file's data (a re-read, or a write extending
+ *                         i_size) unless NO_REFILL is defined.
+ * proctype marker()      filemap_read() -> filemap_read_mark_accessed() ->
+ *                         filemap_read_mark_hot(): with a reference taken
+ *                         by the page cache lookup (filemap_get_read_batch:
+ *                         folio_try_get + xas_reload, modelled as one
+ *                         atomic lookup-and-get), test PG_rcu_free and set
+ *                         it, then folio_put()
+ *
+ * RCU is modelled by a per-reader flag (bit r of rcu_readers) that is set
+ * by rcu_read_lock() and cleared by rcu_read_unlock(), and by a per-folio
+ * snapshot gpwait of rcu_readers taken when the folio is deferred
+ * (call_rcu).  The callback may run once every reader in the snapshot has
+ * left its critical section (rcu_read_unlock() clears its bit in every
+ * snapshot).  Waiting for exactly the readers that were inside a critical
+ * section at call_rcu() time is the weakest grace period that RCU allows.
+ *
+ * Properties
+ * ----------
+ * P1 (assert in reader, after rcu_read_unlock): a copy returned as
+ *    FILEMAP_FAST_COPIED holds only data that the file held at that
+ *    position (D_A0) -- no foreign (D_SECRET, D_A1) or poison data.
+ * P2 (assert in reader, at each cell read): once the reader has passed
+ *    step 2 (it saw PG_rcu_free on the folio), the folio it copies from is
+ *    not free and has not been freed since then (ghost bits watch/uaf, so
+ *    a free followed by reuse is caught too).  In the NO_FLAG_CHECK mutant
+ *    step 2 is passed without a test, so P2 then covers every copy.
+ * P3 valid end states only (pan's invalid end state check, in the SAFETY
+ *    run): nothing deadlocks, every process ends or waits at an end label;
+ *    the reader has no end labels and no loops, so it always terminates.
+ *    All processes run a bounded number of steps, so the state graph is
+ *    acyclic.  With -DLTL_TERMINATION the model also carries
+ *    ltl reader_terminates { <> (reader_done == NR) }, checked with
+ *    ./pan -a.
+ *
+ * Bounds (defaults; override with spin -DNAME=value)
+ * ------
+ *   NR = 1 reader (one filemap_fast_copy() call), one remover with up to
+ *   REMOVES = 2 removals, one reuser with up to REUSES = 2 allocations,
+ *   one hot-marker (one marking), NF = 3 folios, NC = 2 data cells.
+ *   Slots: file A index 0 (A0, read by the reader), file A index 1 (A1),
+ *   file B index 0 (B0).  Initially folio 0 is in A0, uptodate, with or
+ *   without PG_rcu_free (chosen nondeterministically); folios 1 and 2
+ *   are free.  i_size of file A is one page (1) or 0 after truncation.
+ *
+ * Not modelled / simplified
+ * -------------------------
+ * - Memory ordering: Spin interleaves statements with sequential
+ *   consistency, which is stronger than the kernel's test_bit_acquire(),
+ *   smp_rmb(), xa_store()/folio_mark_uptodate() release ordering.  The
+ *   model checks the protocol logic assuming those barriers give their
+ *   intended ordering; it does not check that the barriers suffice on a
+ *   weakly ordered CPU.
+ * - Only order-0 folios: no large folios, no split, no migration, no
+ *   folio_page(folio, delta) computation; the index check of step 3 is
+ *   folio->index == index.
+ * - i_size is one bit per file (0 or one page); no partial-page lengths,
+ *   no clamping of len, no i_size changes other than truncation to 0 and
+ *   a write extending it again.
+ * - PG_readahead, PG_referenced, PG_hwpoison, shadow/value entries,
+ *   xas_retry(), the folio lock and the writeback state are not modelled;
+ *   they only add fall-back paths.
+ * - Reference counting is a plain counter (page cache ref, the reuser's
+ *   allocation ref, the marker's ref); folio_try_get() races with a zero
+ *   refcount are hidden inside the atomic lookup of the marker.
+ * - The per-CPU batching of rcu_free.c (rcu_free_pcp, irq_work,
+ *   RCU_FREE_BATCH, rcu_free_folios_drain()) is one callback per folio,
+ *   each with the weakest legal grace period.
+ * - Steps made atomic to keep the state space small: the reuser fills
+ *   all cells in one step (in the correct model only readers that did
+ *   not see PG_rcu_free on the new folio can look at it then, and they
+ *   fall back before copying); the marker's test-and-set of PG_rcu_free is
+ *   one step; folio_put() (refcount drop, flag test, defer or free) is
+ *   one step, which is exact because PG_rcu_free is only set with a
+ *   reference held.  The reader's reads are all separate steps.
+ * - PG_uptodate is never cleared on a folio in the page cache, so in the
+ *   correct model the uptodate test of the revalidation cannot fail (pan
+ *   lists it as unreached); it can in the NO_FLAG_CHECK mutant.
+ * - Hole punch, truncation and the reuser's refill of A0 stand for the
+ *   other ways a folio leaves a slot and another one enters it: reclaim
+ *   and invalidation look the same to the reader; migration's single
+ *   slot replacement is covered by removal + refill with nothing in
+ *   between, but its copying of data and flags is not modelled.
+ * - Data values stand for whole contents: D_A0 is the data of file A at
+ *   index 0 (any version; concurrent writes are not modelled), D_A1 of
+ *   file A at index 1, D_SECRET of file B, D_POISON of freed memory.
+ */
+
+#ifndef NF
+#define NF 3		/* folios (2 or 3) */
+#endif
+#ifndef NC
+#define NC 2		/* data cells per folio */
+#endif
+#ifndef NR
+#define NR 1		/* readers (1 or 2) */
+#endif
+#ifndef REUSES
+#define REUSES 2	/* allocations by the reuser */
+#endif
+#ifndef REMOVES
+#define REMOVES 2	/* removals by the remover */
+#endif
+
+#define NIL		255
+
+/* Page cache slots */
+#define A0		0	/* file A, index 0: what the reader reads */
+#define A1		1	/* file A, index 1 */
+#define B0		2	/* file B, index 0 */
+#define NSLOTS		3
+
+/* folio->mapping */
+#define NOFILE		0
+#define FILE_A		1
+#define FILE_B		2
+
+/* Cell contents */
+#define D_A0		1	/* file A data at index 0 */
+#define D_A1		2	/* file A data at index 1 */
+#define D_SECRET	3	/* file B data: foreign to the reader */
+#define D_POISON	4	/* freed memory */
+
+/* Folio life cycle */
+#define S_FREE		0	/* owned by the page allocator */
+#define S_USED		1	/* allocated, refcount > 0 */
+#define S_DEFERRED	2	/* refcount 0, waiting for an RCU grace period */
+
+/* folio->flags */
+#define PG_RCU_FREE	1
+#define PG_UPTODATE	2
+
+/* Reader results (enum filemap_fast_status) */
+#define COPIED		0
+#define EOF		1
+#define NOT_FOUND	2
+#define NOT_HOT		3
+#define NOT_UPTODATE	4
+#define CHANGED		5
+
+#define slot_file(s)	((s) == B0 -> FILE_B : FILE_A)
+#define slot_index(s)	((s) == A1 -> 1 : 0)
+#define slot_data(s)	((s) == A0 -> D_A0 : ((s) == A1 -> D_A1 : D_SECRET))
+
+typedef folio_t {
+	byte state;
+	byte flags;
+	byte mapping;
+	byte index;
+	byte ref;
+	byte gpwait;		/* readers its grace period waits for */
+	byte data[NC];
+};
+
+mtype = { remover_, reuser_, marker_ };	/* who calls put(), for printf */
+
+folio_t folio[NF];
+byte slot[NSLOTS];		/* the XArray slots */
+byte isize_A;			/* i_size of file A, in pages */
+byte rcu_readers;		/* bit r: reader r is in a read-side section */
+byte reader_done;		/* readers that have returned */
+
+/* Ghost state for P2 */
+byte watch[NR];			/* folio that reader r relies on PG_rcu_free for */
+bit uaf[NR];			/* ... and that folio was freed since */
+
+#if NF > 2
+#define have_free	(folio[0].state == S_FREE || folio[1].state == S_FREE || \
+			 folio[2].state == S_FREE)
+#else
+#define have_free	(folio[0].state == S_FREE || folio[1].state == S_FREE)
+#endif
+
+/*
+ * free_pages_prepare() and the page allocator: poison, clear the flags,
+ * put on the free list.  Use inside a d_step; needs a local byte i.
+ */
+inline free_body(f)
+{
+	i = 0;
+	do
+	:: i < NC -> folio[f].data[i] = D_POISON; i++
+	:: else -> break
+	od;
+	folio[f].flags = 0;
+	folio[f].state = S_FREE;
+	folio[f].gpwait = 0;
+	i = 0;
+	do
+	:: i < NR ->
+		if
+		:: watch[i] == f -> uaf[i] = 1
+		:: else
+		fi;
+		i++
+	:: else -> break
+	od;
+	i = 0
+}
+
+/*
+ * folio_put(): the last reference frees the folio, through
+ * rcu_free_folio_deferred() in free_unref_page()/free_unref_folios().
+ * Nobody can set PG_rcu_free between the refcount reaching zero and the
+ * flag test (setting it needs a reference), so this is one step.
+ */
+inline put(who, f)
+{
+	d_step {
+		folio[f].ref--;
+		if
+		:: folio[f].ref == 0 ->
+#ifndef NO_DEFER
+			if
+			:: (folio[f].flags & PG_RCU_FREE) != 0 ->
+				/* rcu_free_defer_folio(): call_rcu_hurry() */
+				folio[f].state = S_DEFERRED;
+				folio[f].gpwait = rcu_readers;
+				printf("%e: folio_put(folio %d): last ref, PG_rcu_free -> deferred, waits for readers mask %d\n",
+				       who, f, rcu_readers)
+			:: else ->
+				free_body(f);
+				printf("%e: folio_put(folio %d): last ref, not PG_rcu_free -> freed now (poisoned)\n",
+				       who, f)
+			fi
+#else
+			printf("%e: folio_put(folio %d): last ref, flags %d -> freed now (poisoned) [NO_DEFER]\n",
+			       who, f, folio[f].flags);
+			free_body(f)
+#endif
+		:: else ->
+			printf("%e: folio_put(folio %d): ref now %d\n", who, f, folio[f].ref)
+		fi
+	}
+}
+
+/* rcu_free_folios_cb(): runs once the grace period of the folio is over */
+proctype rcu_callbacks()
+{
+	byte i;
+end_cb:
+	do
+	:: d_step { folio[0].state == S_DEFERRED && folio[0].gpwait == 0 ->
+			free_body(0);
+			printf("rcu_cb: grace period over, folio 0 freed (poisoned)\n") }
+	:: d_step { folio[1].state == S_DEFERRED && folio[1].gpwait == 0 ->
+			free_body(1);
+			printf("rcu_cb: grace period over, folio 1 freed (poisoned)\n") }
+#if NF > 2
+	:: d_step { folio[2].state == S_DEFERRED && folio[2].gpwait == 0 ->
+			free_body(2);
+			printf("rcu_cb: grace period over, folio 2 freed (poisoned)\n") }
+#endif
+	od
+}
+
+/* filemap_read_fast() -> filemap_fast_copy() for file A, index 0 */
+proctype reader(byte r)
+{
+	byte f, isize, c, status, i;
+	byte buf[NC];
+	bit protected = 0;
+
+	d_step {					/* rcu_read_lock() */
+		rcu_readers = rcu_readers | (1 << r);
+		printf("reader%d: rcu_read_lock()\n", r)
+	}
+
+	/* (1) xas_load() */
+	d_step {
+		f = slot[A0];
+		printf("reader%d: (1) xas_load(A0) = folio %d\n", r, f)
+	}
+	if
+	:: f == NIL -> status = NOT_FOUND; goto unlock
+	:: else
+	fi;
+
+	/* (2) test_bit_acquire(PG_rcu_free): from now on rely on it */
+#ifndef NO_FLAG_CHECK
+	d_step {
+		if
+		:: (folio[f].flags & PG_RCU_FREE) == 0 -> status = NOT_HOT
+		:: else -> protected = 1; watch[r] = f
+		fi;
+		printf("reader%d: (2) PG_rcu_free(folio %d) = %d\n", r, f,
+		       folio[f].flags & PG_RCU_FREE)
+	}
+	if
+	:: status == NOT_HOT -> goto unlock
+	:: else
+	fi;
+#else
+	d_step {
+		protected = 1;
+		watch[r] = f;
+		printf("reader%d: (2) skipped [NO_FLAG_CHECK], folio %d flags %d\n",
+		       r, f, folio[f].flags)
+	}
+#endif
+
+	/* (3) folio_test_uptodate(), then the folio->index check */
+	if
+	:: (folio[f].flags & PG_UPTODATE) == 0 -> status = NOT_UPTODATE; goto unlock
+	:: else
+	fi;
+	if
+	:: folio[f].index != 0 -> status = CHANGED; goto unlock
+	:: else
+	fi;
+
+	/* (4) i_size_read() */
+	d_step {
+		isize = isize_A;
+		printf("reader%d: (3) uptodate, index ok; (4) i_size = %d\n", r, isize)
+	}
+	if
+	:: isize == 0 -> status = EOF; goto unlock
+	:: else
+	fi;
+
+	/* (5) memcpy(): one cell per step */
+	c = 0;
+	do
+	:: c < NC ->
+		d_step {
+			printf("reader%d: (5) copy cell %d of folio %d: %d (folio state %d)\n",
+			       r, c, f, folio[f].data[c], folio[f].state);
+#ifndef NO_P2
+			/* P2: no use after free of a folio seen with PG_rcu_free */
+			assert(!protected || (folio[f].state != S_FREE && !uaf[r]));
+#endif
+			buf[c] = folio[f].data[c];
+			c++
+		}
+	:: else -> break
+	od;
+
+	/* (6) smp_rmb(); revalidate */
+#ifndef NO_REVALIDATE
+	if
+	:: slot[A0] != f -> status = CHANGED; goto unlock
+	:: else
+	fi;
+	if
+	:: folio[f].mapping != FILE_A -> status = CHANGED; goto unlock
+	:: else
+	fi;
+	if
+	:: (folio[f].flags & PG_UPTODATE) == 0 -> status = CHANGED; goto unlock
+	:: else
+	fi;
+	if
+	:: isize_A != isize -> status = CHANGED; goto unlock
+	:: else
+	fi;
+#endif
+	status = COPIED;
+
+unlock:
+	skip;
+	d_step {					/* rcu_read_unlock() */
+		rcu_readers = rcu_readers & ~(1 << r);
+		i = 0;
+		do
+		:: i < NF -> folio[i].gpwait = folio[i].gpwait & ~(1 << r); i++
+		:: else -> break
+		od;
+		i = 0;
+		watch[r] = NIL;
+		uaf[r] = 0;
+		printf("reader%d: rcu_read_unlock(), status %d (0 copied, 1 eof, 2 not found, 3 not hot, 4 not uptodate, 5 changed)\n",
+		       r, status)
+	}
+
+	/* P1: only the file's data goes to copy_to_iter() */
+	if
+	:: status == COPIED ->
+		c = 0;
+		do
+		:: c < NC -> assert(buf[c] == D_A0); c++
+		:: else -> break
+		od
+	:: else
+	fi;
+	reader_done++
+}
+
+/* Truncation to 0 or hole punch of A0, or removal of A1 or B0 */
+proctype remover()
+{
+	byte f, s, n, i;
+
+	do
+	:: n < REMOVES ->
+		n++;
+		if
+		:: s = A0				/* hole punch */
+		:: d_step {				/* truncate_setsize(0) */
+			s = A0;
+			isize_A = 0;
+			printf("remover: i_size_write(A, 0)\n")
+		   }
+		:: s = A1
+		:: s = B0
+		fi;
+		/* page_cache_delete() */
+		d_step {
+			f = slot[s];
+			if
+			:: f != NIL ->
+				slot[s] = NIL;
+				folio[f].mapping = NOFILE;
+				printf("remover: page_cache_delete(slot %d) removes folio %d\n", s, f)
+			:: else ->
+				printf("remover: slot %d is empty\n", s)
+			fi
+		}
+		if
+		:: f != NIL -> put(remover_, f)	/* page cache reference */
+		:: else
+		fi
+	:: break
+	od
+}
+
+/* Allocate a free folio and add it to the page cache somewhere */
+proctype reuser()
+{
+	byte f, s, n, c, i;
+
+	do
+	:: atomic {
+		n < REUSES && have_free &&
+		(slot[B0] == NIL || slot[A1] == NIL
+#ifndef NO_REFILL
+		 || slot[A0] == NIL
+#endif
+		) ->
+		n++;
+		/* filemap_alloc_folio() */
+		if
+		:: folio[0].state == S_FREE -> f = 0
+		:: folio[1].state == S_FREE -> f = 1
+#if NF > 2
+		:: folio[2].state == S_FREE -> f = 2
+#endif
+		fi;
+		if
+		:: slot[B0] == NIL -> s = B0
+		:: slot[A1] == NIL -> s = A1
+#ifndef NO_REFILL
+		:: slot[A0] == NIL -> s = A0
+#endif
+		fi;
+		d_step {
+			folio[f].state = S_USED;
+			folio[f].ref = 2;		/* page cache + ours */
+			folio[f].flags = 0;
+			/* __filemap_add_folio() */
+			folio[f].mapping = slot_file(s);
+			folio[f].index = slot_index(s);
+			slot[s] = f;
+			printf("reuser: allocates folio %d, adds it to slot %d (not uptodate)\n", f, s)
+		}
+	   };
+		/*
+		 * Read I/O fills the folio.  One step: only a reader that did
+		 * not see PG_rcu_free on this folio (set below, after the
+		 * fill) can observe it, and such a reader falls back.
+		 */
+		d_step {
+			c = 0;
+			do
+			:: c < NC -> folio[f].data[c] = slot_data(s); c++
+			:: else -> break
+			od;
+			c = 0;
+			printf("reuser: fills folio %d with %d (1 file A@0, 2 file A@1, 3 foreign)\n",
+			       f, slot_data(s))
+		};
+		d_step {				/* folio_mark_uptodate() */
+			folio[f].flags = folio[f].flags | PG_UPTODATE;
+			if
+			:: s == A0 && isize_A == 0 ->
+				isize_A = 1		/* a write extends i_size */
+			:: else
+			fi;
+			printf("reuser: folio_mark_uptodate(folio %d)\n", f)
+		};
+		if
+		:: d_step {				/* filemap_read_mark_hot() */
+			folio[f].flags = folio[f].flags | PG_RCU_FREE;
+			printf("reuser: folio_set_rcu_free(folio %d)\n", f)
+		   }
+		:: skip					/* stays cold */
+		fi;
+		put(reuser_, f)
+	:: break
+	od
+}
+
+/* filemap_read_mark_hot() on whatever folio is at A0 */
+proctype marker()
+{
+	byte f, i;
+
+	d_step {
+		f = slot[A0];
+		if
+		:: f != NIL -> folio[f].ref++
+		:: else
+		fi;
+		printf("marker: looks up A0 = folio %d, takes a reference\n", f)
+	}
+	if
+	:: f != NIL ->
+		d_step {	/* folio_test_rcu_free() || folio_set_rcu_free() */
+			folio[f].flags = folio[f].flags | PG_RCU_FREE;
+			printf("marker: folio_set_rcu_free(folio %d)\n", f)
+		};
+		put(marker_, f)
+	:: else
+	fi
+}
+
+init {
+	byte i, j;
+
+	atomic {
+		i = 0;
+		do
+		:: i < NF ->
+			folio[i].state = S_FREE;
+			j = 0;
+			do
+			:: j < NC -> folio[i].data[j] = D_POISON; j++
+			:: else -> break
+			od;
+			i++
+		:: else -> break
+		od;
+		i = 0;
+		do
+		:: i < NR -> watch[i] = NIL; i++
+		:: else -> break
+		od;
+		slot[A0] = 0;
+		slot[A1] = NIL;
+		slot[B0] = NIL;
+		folio[0].state = S_USED;
+		folio[0].ref = 1;
+		folio[0].mapping = FILE_A;
+		folio[0].index = 0;
+		folio[0].flags = PG_UPTODATE;
+		if
+		:: folio[0].flags = folio[0].flags | PG_RCU_FREE	/* hot */
+		:: skip							/* cold */
+		fi;
+		printf("init: folio 0 in A0, uptodate, flags %d (1 = PG_rcu_free); folios 1.. free\n",
+		       folio[0].flags);
+		i = 0;
+		do
+		:: i < NC -> folio[0].data[i] = D_A0; i++
+		:: else -> break
+		od;
+		isize_A = 1;
+
+		run rcu_callbacks();
+		i = 0;
+		do
+		:: i < NR -> run reader(i); i++
+		:: else -> break
+		od;
+		run remover();
+		run reuser();
+		run marker()
+	}
+}
+
+#ifdef LTL_TERMINATION
+ltl reader_terminates { <> (reader_done == NR) }
+#endif

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Model shim: the folio flag tests that mm/filemap_fast.h uses. */
+#ifndef _LINUX_PAGE_FLAGS_H
+#define _LINUX_PAGE_FLAGS_H
+
+#include <linux/bitops.h>
+#include "model-mm.h"
+
+/*
+ * The flag tests go through one place so that the model can widen the
+ * window before them.  Atomic loads keep ThreadSanitizer quiet about the
+ * flag words, which adversaries change with atomic RMW operations.
+ */
+static inline bool model_test_flag(unsigned long nr, const unsigned long *p,
+				   int memorder)
+{
+	return (__atomic_load_n(p, memorder) >> nr) & 1;
+}
+
+static inline bool test_bit_acquire(unsigned long nr,
+				    const volatile unsigned long *addr)
+{
+	model_window(MW_FLAG_TEST);
+	return model_test_flag(nr, (const unsigned long *)addr,
+			       __ATOMIC_ACQUIRE);
+}
+
+/* folio_test_uptodate() orders later reads after the flag (smp_rmb()). */
+static inline bool folio_test_uptodate(const struct folio *folio)
+{
+	model_window(MW_UPTODATE);
+	return model_test_flag(PG_uptodate, &folio->flags, __ATOMIC_ACQUIRE);
+}
+
+#define MODEL_FOLIO_TEST(name, bit)					\
+static inline bool folio_test_##name(const struct folio *folio)	\
+{									\
+	return model_test_flag(bit, &folio->flags, __ATOMIC_RELAXED);	\
+}
+MODEL_FOLIO_TEST(referenced, PG_referenced)
+MODEL_FOLIO_TEST(readahead, PG_readahead)
+MODEL_FOLIO_TEST(rcu_free, PG_rcu_free)
+MODEL_FOLIO_TEST(large, PG_head)
+MODEL_FOLIO_TEST(locked, PG_locked)
+#undef MODEL_FOLIO_TEST
+
+static inline bool PageHWPoison(const struct page *page)
+{
+	return model_test_flag(PG_hwpoison, &page->flags, __ATOMIC_RELAXED);
+}
+
+static inline unsigned int folio_order(const struct folio *folio)
+{
+	if (!folio_test_large(folio))
+		return 0;
+	return __atomic_load_n(&folio->_order, __ATOMIC_RELAXED);
+}
+
+static inline unsigned long folio_nr_pages(const struct folio *folio)
+{
+	return 1UL << folio_order(folio);
+}
+
+#endif /* _LINUX_PAGE_FLAGS_H */

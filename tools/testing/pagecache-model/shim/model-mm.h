@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Model struct page / struct folio and the hooks that the shim headers
+ * call into.  Shared by the shim headers (and so by mm/filemap_fast.h)
+ * and by model.c.
+ */
+#ifndef __MODEL_MM_H
+#define __MODEL_MM_H
+
+#include <stddef.h>
+#include <linux/types.h>
+#include <linux/kernel.h>
+#include <linux/compiler.h>
+#include <urcu.h>
+#include <urcu/list.h>
+
+/* tools/include has no pgoff_t. */
+typedef unsigned long pgoff_t;
+
+#ifndef PAGE_SIZE
+#define PAGE_SIZE	(1UL << PAGE_SHIFT)
+#endif
+#ifndef PAGE_MASK
+#define PAGE_MASK	(~(PAGE_SIZE - 1))
+#endif
+#ifndef offset_in_page
+#define offset_in_page(p)	((unsigned long)(p) & ~PAGE_MASK)
+#endif
+
+
+/* The subset of enum pageflags that the model uses. */
+enum pageflags {
+	PG_locked,
+	PG_referenced,
+	PG_uptodate,
+	PG_head,
+	PG_readahead,
+	PG_hwpoison,
+	PG_rcu_free,
+	__NR_PAGEFLAGS,
+};
+
+/* Allocation state of a model page (model only, not in the kernel). */
+enum model_page_state {
+	MODEL_PAGE_FREE,	/* on a free list, data poisoned */
+	MODEL_PAGE_ALLOCATED,	/* owned, possibly waiting for RCU */
+};
+
+struct address_space;
+
+struct page {
+	unsigned long flags;
+	struct address_space *mapping;
+	pgoff_t index;
+	int _refcount;
+	unsigned int order;		/* of the folio, valid if PG_head */
+	void *private;
+	/* Model bookkeeping below. */
+	struct rcu_head rcu_head;	/* deferred free of PG_rcu_free */
+	struct cds_list_head lru;	/* free list */
+	unsigned long gen;		/* bumped whenever freed */
+	int state;			/* enum model_page_state */
+	unsigned int free_order;	/* order of the free block (head) */
+	unsigned long hwpoison_seq;	/* model clock when poisoned */
+};
+
+struct folio {
+	union {
+		struct {
+			unsigned long flags;
+			struct address_space *mapping;
+			pgoff_t index;
+			int _refcount;
+			unsigned int _order;
+			void *private;
+		};
+		struct page page;
+	};
+};
+
+#define FOLIO_MATCH(pg, fl) \
+	_Static_assert(offsetof(struct page, pg) == offsetof(struct folio, fl), \
+		       "folio/page layout " #pg)
+FOLIO_MATCH(flags, flags);
+FOLIO_MATCH(mapping, mapping);
+FOLIO_MATCH(index, index);
+FOLIO_MATCH(_refcount, _refcount);
+FOLIO_MATCH(order, _order);
+FOLIO_MATCH(private, private);
+#undef FOLIO_MATCH
+_Static_assert(sizeof(struct folio) == sizeof(struct page), "folio size");
+
+/* Places where the model may widen a race window. */
+enum model_window_site {
+	MW_FLAG_TEST,
+	MW_UPTODATE,
+	MW_ISIZE,
+	MW_KMAP,
+	MW_KUNMAP,
+	MW_RMB,
+	MW_ADVERSARY,
+	MW_NR_SITES,
+};
+
+void model_window(enum model_window_site site);
+void *model_kmap(struct page *page);
+void model_kunmap(const void *addr);
+
+static inline struct page *folio_page(struct folio *folio, unsigned long n)
+{
+	return &folio->page + n;
+}
+
+static inline struct folio *page_folio_raw(struct page *page)
+{
+	return (struct folio *)page;
+}
+
+#endif /* __MODEL_MM_H */
