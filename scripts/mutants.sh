@@ -4,14 +4,47 @@
 # without the RCU deferral, copy from unflagged folios).  For each: commit it
 # on top of branch `work` as refs/mutants/NAME (the working tree is not
 # touched), build it (guest config, or debug where the patch says
-# "# config: debug"), boot it, run the suite.  A mutant the suite does not
-# kill is a bug in the suite: exit status 1.
+# "# config: debug"), boot it, run the suite.  A mutant that changes
+# mm/filemap_fast.h is also built into the userspace model
+# (tools/testing/pagecache-model), which runs that very header: the model
+# kills it or not, too.  A mutant that neither kills is a bug in the tests:
+# exit status 1.  One that only the model kills is reported as such.
 #   MUTANTS="no-defer ignore-isize" make mutants   runs a subset
 . "$(dirname "$0")/lib.sh"
 
 LOGDIR=$BUILD/mutants
 mkdir -p "$LOGDIR"
-killed=0 survived=0 broken=0
+killed=0 survived=0 broken=0 model_only=0
+MODEL=$TOP/tools/testing/pagecache-model
+
+# model_verdict NAME: run the userspace model on the mutant's own
+# mm/filemap_fast.h.  Prints the verdict; status 0 killed, 1 survived,
+# 2 not applicable (the mutant does not change that header), 3 broken.
+model_verdict() {
+	local name=$1 dir=$BUILD/model-mutants/$1 rc first
+	if kgit diff --quiet "$WORK_BRANCH" "refs/mutants/$name" -- mm/filemap_fast.h; then
+		echo "model: n/a"
+		return 2
+	fi
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	kgit show "refs/mutants/$name:mm/filemap_fast.h" >"$dir/filemap_fast.h"
+	if ! make -s -C "$MODEL" KSRC="$KSRC" O="$dir" FAST_H="$dir/filemap_fast.h" all >"$dir/build.log" 2>&1; then
+		echo "model: does not build ($dir/build.log)"
+		return 3
+	fi
+	rc=0
+	ASAN_OPTIONS=exitcode=86 UBSAN_OPTIONS=halt_on_error=1:exitcode=87 \
+		"$dir/pagecache-model" -s "${SEED:-1}" -d "${MODEL_SECONDS:-10}" -t 4 -x \
+		>"$dir/run.log" 2>&1 || rc=$?
+	first=$(grep -m1 -E '^not ok [1-5] - ' "$dir/run.log" || true)
+	if [ $rc = 1 ] && [ -n "$first" ]; then
+		echo "model: killed (${first#not ok })"
+		return 0
+	fi
+	echo "model: survived (rc $rc, $dir/run.log)"
+	return 1
+}
 names=${MUTANTS:-$(cd "$TOP/tests/mutants" && ls *.patch | sed 's/\.patch$//')}
 "$TOP/scripts/selftests.sh" build
 
@@ -46,13 +79,18 @@ for name in $names; do
 	rc=$?
 	set -e
 	why=$( (grep -E '^not ok ' "$LOGDIR/$name.log"; grep -E '^vm: (error|  )' "$LOGDIR/$name.log") | head -4 | tr '\n' ';' || true)
-	if [ $rc = 0 ]; then
-		survived=$((survived + 1))
-		echo "not ok - mutant $name ($cfg) SURVIVED the suite ($((SECONDS - t0)) s)"
-	else
+	mrc=0
+	model=$(model_verdict "$name") || mrc=$?
+	if [ $rc != 0 ]; then
 		killed=$((killed + 1))
-		echo "ok - mutant $name ($cfg) killed ($((SECONDS - t0)) s): $why"
+		echo "ok - mutant $name ($cfg) killed by the suite ($((SECONDS - t0)) s): $why $model"
+	elif [ $mrc = 0 ]; then
+		killed=$((killed + 1)) model_only=$((model_only + 1))
+		echo "ok - mutant $name ($cfg) killed by the model only; the suite did not hit its window ($((SECONDS - t0)) s): $model"
+	else
+		survived=$((survived + 1))
+		echo "not ok - mutant $name ($cfg) SURVIVED the suite and the model ($((SECONDS - t0)) s): $model"
 	fi
 done
-echo "mutants: $killed killed, $survived survived, $broken broken; logs in $LOGDIR"
+echo "mutants: $killed killed ($model_only by the model only), $survived survived, $broken broken; logs in $LOGDIR"
 [ $survived = 0 ] && [ $broken = 0 ]
