@@ -5,7 +5,8 @@ CONFIG ?= guest
 
 .PHONY: help deps tree export export-check build build-base build-debug \
 	boundaries vm check check-debug test-workbench clean distclean \
-	sync sync-selftests selftests mutants model model-check model-bench
+	sync sync-selftests selftests mutants model model-check model-bench \
+	lint bench bench-smoke kvm-bundle send-check
 
 help:
 	@echo "pagecache-rcu: RCU page-cache reads for Linux 6.12 (see README.md)"
@@ -30,6 +31,11 @@ help:
 	@echo "  make model-check   verify the spin model; its mutants must fail"
 	@echo "  make model-bench   refcount vs lockless read in the model, 1..N threads (CSV)"
 	@echo "  make mutants       build, boot and test each tests/mutants/*.patch: the suite must fail"
+	@echo "  make lint          checkpatch, sparse, i386 and option-off builds at every boundary"
+	@echo "  make bench         base vs patched benchmark in the guest, report in results/"
+	@echo "                     (bench/run.sh; KERNELS= CPUS= REPS= FULL=1 OUT=; BOUNDARIES=all)"
+	@echo "  make bench-smoke   host tests of bench/ and the whole bench pipeline once"
+	@echo "  make kvm-bundle    build/pagecache-bench.tar.gz: the matrix for a KVM host without QEMU"
 	@echo "  make clean         remove objects and images (keeps build/linux)"
 
 deps:
@@ -73,3 +79,12 @@ selftests:
 	$(S)/selftests.sh build && $(S)/selftests.sh run
 mutants:
 	$(S)/mutants.sh
+lint: build
+	$(S)/lint.sh
+bench: build build-base
+	KERNELS="$${KERNELS:-$$(bench/kernels.sh)}" bench/run.sh
+bench-smoke:
+	bench/test.sh
+	OUT=build/bench-smoke KERNELS="final=build/images/final/$(CONFIG)/bzImage" bench/run.sh --smoke
+kvm-bundle: build build-base
+	bench/kvm-bundle.sh

@@ -75,6 +75,30 @@ sync_one() {
 	note "amended $(kgit log -1 --format=%h --grep="^$SUBJECT\$" "$BASE_TAG..$WORK_BRANCH") $SUBJECT"
 }
 
+# The lines the series adds to MAINTAINERS, under their section names.
+maintainers_fragment() {
+	echo "# The lines the series adds to MAINTAINERS, by section.  Generated from"
+	echo "# the series by 'make sync'; edit MAINTAINERS in the series instead."
+	kgit show "$WORK_BRANCH:MAINTAINERS" | python3 -c '
+import sys
+added = set(sys.argv[1].splitlines())
+section, prev_blank, last = None, True, None
+for line in sys.stdin.read().splitlines():
+    if not line:
+        prev_blank = True
+        continue
+    if prev_blank and not (len(line) > 2 and line[1] == ":" and line[2] == "\t"):
+        section = line
+    prev_blank = False
+    if line in added:
+        if section != last:
+            print()
+            print(section)
+            last = section
+        print(line)
+' "$(kgit diff "$BASE_TAG" "$WORK_BRANCH" -- MAINTAINERS | sed -n 's/^+\([A-Z]:\t\)/\1/p')"
+}
+
 check=0
 [ "${1:-}" = --check ] && check=1
 if [ $check = 0 ]; then
@@ -86,3 +110,10 @@ for e in "${ENTRIES[@]}"; do
 	[ $check = 1 ] || sync_one
 	compare
 done
+if [ $check = 1 ]; then
+	maintainers_fragment | diff -u "$TOP/MAINTAINERS.fragment" - >&2 ||
+		die "MAINTAINERS.fragment differs from the series (run 'make sync')"
+else
+	maintainers_fragment >"$TOP/MAINTAINERS.fragment"
+fi
+note "MAINTAINERS.fragment: matches the series"

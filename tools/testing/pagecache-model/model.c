@@ -38,7 +38,7 @@
 /* Pool of model pages: descriptors and data are never given back. */
 #define NR_POOL_PAGES		4096
 #define LARGE_ORDER		2
-#define LARGE_NR		(1U << LARGE_ORDER)
+#define LARGE_NR		BIT(LARGE_ORDER)
 
 #define NR_FILES		4		/* files that readers read */
 #define SECRET_FILE		NR_FILES	/* gets reused folios */
@@ -57,7 +57,7 @@
 
 /* Size history of a file, for the beyond-EOF check. */
 #define SIZE_HIST_ORDER		16
-#define SIZE_HIST		(1UL << SIZE_HIST_ORDER)
+#define SIZE_HIST		BIT(SIZE_HIST_ORDER)
 #define SIZE_HIST_MASK		(SIZE_HIST - 1)
 
 #define READ_BUF_SIZE		PAGE_SIZE
@@ -74,7 +74,7 @@ struct model_file {
 
 static struct model_file files[NR_ALL_FILES];
 
-static struct page pool[NR_POOL_PAGES] __attribute__((aligned(64)));
+static struct page pool[NR_POOL_PAGES] __aligned(64);
 static u8 *pool_data;
 static pthread_mutex_t alloc_lock = PTHREAD_MUTEX_INITIALIZER;
 static CDS_LIST_HEAD(free_list0);
@@ -129,16 +129,19 @@ static const char * const status_names[NR_STATUS] = {
 	[FILEMAP_FAST_NOT_UPTODATE] = "NOT_UPTODATE",
 	[FILEMAP_FAST_CHANGED] = "CHANGED",
 };
+
 static unsigned long status_count[NR_STATUS];
 
 enum adv_op {
 	OP_TRUNCATE, OP_PUNCH, OP_OVERWRITE, OP_MIGRATE, OP_SPLIT,
 	OP_REUSE, OP_FILL, OP_HOT, OP_HWPOISON, NR_OPS,
 };
+
 static const char * const op_names[NR_OPS] = {
 	"truncate", "punch", "overwrite", "migrate", "split", "reuse",
 	"fill", "hot", "hwpoison",
 };
+
 static unsigned long op_count[NR_OPS];
 
 static void count(enum model_counter c, unsigned long n)
@@ -392,7 +395,6 @@ static void __maybe_unused folio_free_rcu(struct rcu_head *head)
 	folio_free_now(folio);
 }
 
-
 static bool folio_try_get_model(struct folio *folio)
 {
 	int ref = __atomic_load_n(&folio->_refcount, __ATOMIC_RELAXED);
@@ -461,14 +463,17 @@ static void folio_fill(struct model_file *f, struct folio *folio,
 			if (pos < from)
 				continue;
 			if (f->id == SECRET_FILE)
-				store_word(data, w, make_word(MAGIC_SECRET,
-						f->id, index + i, w, f->wgen));
+				store_word(data, w,
+					   make_word(MAGIC_SECRET, f->id,
+						     index + i, w, f->wgen));
 			else if (pos < isize)
-				store_word(data, w, make_word(MAGIC_DATA,
-						f->id, index + i, w, f->wgen));
+				store_word(data, w,
+					   make_word(MAGIC_DATA, f->id,
+						     index + i, w, f->wgen));
 			else
-				store_word(data, w, make_word(MAGIC_HOLE,
-						f->id, index + i, w, f->epoch));
+				store_word(data, w,
+					   make_word(MAGIC_HOLE, f->id,
+						     index + i, w, f->epoch));
 		}
 	}
 }
@@ -764,8 +769,9 @@ static void op_migrate(struct model_file *f)
 		       page_data(folio_page(folio, i)), PAGE_SIZE);
 	WRITE_ONCE(new->index, folio->index);
 	WRITE_ONCE(new->mapping, &f->mapping);
-	__atomic_or_fetch(&new->flags, __atomic_load_n(&folio->flags,
-			  __ATOMIC_RELAXED) & keep, __ATOMIC_RELEASE);
+	__atomic_or_fetch(&new->flags,
+			  __atomic_load_n(&folio->flags, __ATOMIC_RELAXED) & keep,
+			  __ATOMIC_RELEASE);
 	mapping_store(f, folio->index, order, new);
 	model_window(MW_ADVERSARY);
 	WRITE_ONCE(folio->mapping, NULL);
@@ -1313,7 +1319,7 @@ static int run_bench(void)
 	return 0;
 }
 
-static void usage(const char *prog)
+static void print_usage(const char *prog)
 {
 	fprintf(stderr,
 		"usage: %s [-s seed] [-d seconds] [-t readers] [-a adversaries]\n"
@@ -1364,7 +1370,7 @@ int main(int argc, char **argv)
 			opt_bench = true;
 			break;
 		default:
-			usage(argv[0]);
+			print_usage(argv[0]);
 		}
 	}
 	if (opt_bench) {
@@ -1374,7 +1380,7 @@ int main(int argc, char **argv)
 			opt_readers = sysconf(_SC_NPROCESSORS_ONLN);
 	}
 	if (!opt_readers || opt_duration <= 0)
-		usage(argv[0]);
+		print_usage(argv[0]);
 
 	if (!opt_bench) {
 		printf("TAP version 13\n");

@@ -116,7 +116,8 @@ if build correct "-DSAFETY -DCOLLAPSE"; then
 	secs=$(panstat "$out" "elapsed time")
 	if grep -q "errors: 0" "$out" && pan_complete "$out"; then
 		desc1="correct model: no errors, $states states"
-		echo "# safety (assertions P1 P2, invalid end states): $states states, depth $depth (-m$DEPTH), ${secs:-?} s"
+		echo "# safety (assertions P1 P2, invalid end states):" \
+			"$states states, depth $depth (-m$DEPTH), ${secs:-?} s"
 	else
 		ok1=0
 		echo "# safety search failed or incomplete:"
@@ -141,7 +142,8 @@ if [ "$ok1" = 1 ] && build ltl "-DCOLLAPSE" -DLTL_TERMINATION $LTL_BOUNDS; then
 	if grep -q "errors: 0" "$out" && pan_complete "$out" &&
 	   grep -q "acceptance.*cycles.*+" "$out"; then
 		desc1="$desc1 (+ $lstates states for LTL termination)"
-		echo "# termination (ltl <> reader_done, pan -a,${LTL_BOUNDS:+ $LTL_BOUNDS}): $lstates states, ${secs:-?} s"
+		echo "# termination (ltl <> reader_done, pan -a,${LTL_BOUNDS:+ $LTL_BOUNDS}):" \
+			"$lstates states, ${secs:-?} s"
 	else
 		ok1=0
 		echo "# termination search failed or incomplete:"
@@ -174,7 +176,8 @@ for mutant in NO_DEFER NO_REVALIDATE NO_FLAG_CHECK; do
 		(cd "$dir" && "$SPIN" -t -p -D"$mutant" pagecache.pml) \
 			>"$dir/trace" 2>&1
 		steps=$(sed -n 's/^spin: trail ends after \([0-9]*\) steps.*/\1/p' "$dir/trace")
-		echo "ok $n - $mutant mutant: counterexample found (trail: ${steps:-?} steps, $states states searched)"
+		echo "ok $n - $mutant mutant: counterexample found" \
+			"(trail: ${steps:-?} steps, $states states searched)"
 		echo "#   $(grep -m1 "assertion violated" "$out")"
 		echo "#   guided simulation (spin -t -p -D$mutant), narration lines:"
 		# printf() output and spin's messages; the per-statement

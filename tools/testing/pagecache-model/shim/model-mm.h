@@ -8,17 +8,19 @@
 #define __MODEL_MM_H
 
 #include <stddef.h>
+#include <linux/bits.h>
+#include <linux/build_bug.h>
 #include <linux/types.h>
 #include <linux/kernel.h>
 #include <linux/compiler.h>
 #include <urcu.h>
 #include <urcu/list.h>
 
-/* tools/include has no pgoff_t. */
+/* tools/include has no pgoff_t (include/linux/types.h typedefs it). */
 typedef unsigned long pgoff_t;
 
 #ifndef PAGE_SIZE
-#define PAGE_SIZE	(1UL << PAGE_SHIFT)
+#define PAGE_SIZE	BIT(PAGE_SHIFT)
 #endif
 #ifndef PAGE_MASK
 #define PAGE_MASK	(~(PAGE_SIZE - 1))
@@ -26,7 +28,6 @@ typedef unsigned long pgoff_t;
 #ifndef offset_in_page
 #define offset_in_page(p)	((unsigned long)(p) & ~PAGE_MASK)
 #endif
-
 
 /* The subset of enum pageflags that the model uses. */
 enum pageflags {
@@ -79,8 +80,8 @@ struct folio {
 };
 
 #define FOLIO_MATCH(pg, fl) \
-	_Static_assert(offsetof(struct page, pg) == offsetof(struct folio, fl), \
-		       "folio/page layout " #pg)
+	static_assert(offsetof(struct page, pg) == offsetof(struct folio, fl), \
+		      "folio/page layout " #pg)
 FOLIO_MATCH(flags, flags);
 FOLIO_MATCH(mapping, mapping);
 FOLIO_MATCH(index, index);
@@ -88,7 +89,7 @@ FOLIO_MATCH(_refcount, _refcount);
 FOLIO_MATCH(order, _order);
 FOLIO_MATCH(private, private);
 #undef FOLIO_MATCH
-_Static_assert(sizeof(struct folio) == sizeof(struct page), "folio size");
+static_assert(sizeof(struct folio) == sizeof(struct page), "folio size");
 
 /* Places where the model may widen a race window. */
 enum model_window_site {

@@ -52,7 +52,30 @@ FIXTURE_VARIANT(bad) {
 	enum pc_backing_type backing;
 };
 
-PC_BACKING_VARIANTS(bad);
+FIXTURE_VARIANT_ADD(bad, ext4)
+{
+	.backing = PC_EXT4,
+};
+
+FIXTURE_VARIANT_ADD(bad, xfs)
+{
+	.backing = PC_XFS,
+};
+
+FIXTURE_VARIANT_ADD(bad, tmpfs)
+{
+	.backing = PC_TMPFS,
+};
+
+FIXTURE_VARIANT_ADD(bad, tmpfs_huge)
+{
+	.backing = PC_TMPFS_HUGE,
+};
+
+FIXTURE_VARIANT_ADD(bad, memfd)
+{
+	.backing = PC_MEMFD,
+};
 
 FIXTURE_SETUP(bad)
 {

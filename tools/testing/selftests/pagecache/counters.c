@@ -31,7 +31,30 @@ FIXTURE_VARIANT(cnt) {
 	enum pc_backing_type backing;
 };
 
-PC_BACKING_VARIANTS(cnt);
+FIXTURE_VARIANT_ADD(cnt, ext4)
+{
+	.backing = PC_EXT4,
+};
+
+FIXTURE_VARIANT_ADD(cnt, xfs)
+{
+	.backing = PC_XFS,
+};
+
+FIXTURE_VARIANT_ADD(cnt, tmpfs)
+{
+	.backing = PC_TMPFS,
+};
+
+FIXTURE_VARIANT_ADD(cnt, tmpfs_huge)
+{
+	.backing = PC_TMPFS_HUGE,
+};
+
+FIXTURE_VARIANT_ADD(cnt, memfd)
+{
+	.backing = PC_MEMFD,
+};
 
 static uint64_t cnt_get(struct __test_metadata *_metadata, const char *name)
 {
@@ -57,7 +80,8 @@ FIXTURE_SETUP(cnt)
 	self->saved_fast = -1;
 	for (i = 0; i < ARRAY_SIZE(names); i++)
 		if (pc_vmstat(names[i], &v))
-			SKIP(return, "/proc/vmstat has no %s (kernel without the page-cache fast read)",
+			SKIP(return,
+			     "/proc/vmstat has no %s (kernel without the page-cache fast read)",
 			     names[i]);
 	ret = pc_backing_setup(&self->b, variant->backing, reason);
 	if (ret == KSFT_SKIP)
@@ -191,7 +215,7 @@ TEST_F_TIMEOUT(cnt, rcu_balance, 120)
 			break;
 		usleep(50000);
 	} while (pc_now() - start < wait);
-	ksft_print_msg("%s: %d files; during storm %s +%llu %s +%llu; in flight before %lld, now %lld after %.2fs\n",
+	ksft_print_msg("%s: %d files; storm: %s +%llu %s +%llu; in flight %lld -> %lld in %.2fs\n",
 		       self->b.name, i, PC_VMSTAT_RCU_DEFERRED,
 		       (unsigned long long)(d1 - d0), PC_VMSTAT_RCU_FREED,
 		       (unsigned long long)(f1 - f0), (long long)inflight0,

@@ -390,7 +390,8 @@ void pc_backing_teardown(struct pc_backing *b)
 		umount2(b->mnt, MNT_DETACH);
 		rmdir(b->mnt);
 	}
-	b->dir[0] = b->mnt[0] = '\0';
+	b->dir[0] = '\0';
+	b->mnt[0] = '\0';
 }
 
 int pc_backing_create(struct pc_backing *b, const char *tag, int flags,

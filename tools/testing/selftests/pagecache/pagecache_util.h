@@ -41,20 +41,6 @@ enum pc_backing_type {
 	PC_MEMFD,
 };
 
-/*
- * Adds one FIXTURE_VARIANT per backing.  The fixture's variant struct must
- * have an "enum pc_backing_type backing" member.  These are definitions at
- * file scope, so checkpatch's do-while advice for multi-statement macros
- * does not apply.
- */
-#define PC_BACKING_VARIANTS(fixture)					\
-	FIXTURE_VARIANT_ADD(fixture, ext4) { .backing = PC_EXT4 };	\
-	FIXTURE_VARIANT_ADD(fixture, xfs) { .backing = PC_XFS };	\
-	FIXTURE_VARIANT_ADD(fixture, tmpfs) { .backing = PC_TMPFS };	\
-	FIXTURE_VARIANT_ADD(fixture, tmpfs_huge) {			\
-		.backing = PC_TMPFS_HUGE };				\
-	FIXTURE_VARIANT_ADD(fixture, memfd) { .backing = PC_MEMFD }
-
 struct pc_backing {
 	enum pc_backing_type type;
 	const char *name;

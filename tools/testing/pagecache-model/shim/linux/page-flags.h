@@ -17,12 +17,10 @@ static inline bool model_test_flag(unsigned long nr, const unsigned long *p,
 	return (__atomic_load_n(p, memorder) >> nr) & 1;
 }
 
-static inline bool test_bit_acquire(unsigned long nr,
-				    const volatile unsigned long *addr)
+static inline bool test_bit_acquire(unsigned long nr, const unsigned long *addr)
 {
 	model_window(MW_FLAG_TEST);
-	return model_test_flag(nr, (const unsigned long *)addr,
-			       __ATOMIC_ACQUIRE);
+	return model_test_flag(nr, addr, __ATOMIC_ACQUIRE);
 }
 
 /* folio_test_uptodate() orders later reads after the flag (smp_rmb()). */
@@ -37,6 +35,7 @@ static inline bool folio_test_##name(const struct folio *folio)	\
 {									\
 	return model_test_flag(bit, &folio->flags, __ATOMIC_RELAXED);	\
 }
+
 MODEL_FOLIO_TEST(referenced, PG_referenced)
 MODEL_FOLIO_TEST(readahead, PG_readahead)
 MODEL_FOLIO_TEST(rcu_free, PG_rcu_free)

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Host-only tests of the benchmark harness (seconds, no guest): the programs
+# build, measure in every mode, and fail on a wrong or short read; the report
+# computes known medians and ratios; the scripts parse.  TAP output.
+#   bench/test.sh
+set -euo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+TOP=$(cd "$HERE/.." && pwd)
+. "$TOP/tests/workbench/tap.sh"
+BIN=$TOP/build/bench
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+
+csv_ok() {
+	# one CSV line of 8 fields, ops > 0
+	local line
+	line=$("$@") || return 1
+	echo "$line" | awk -F, 'NF == 8 && $5 > 0 { ok = 1 } END { exit !ok }' ||
+		{ echo "bad output: $line"; return 1; }
+}
+quick() { "$BIN/pread" -d "$dir" -D 0.2 -w 0.05 "$@"; }
+
+t "bench programs build (static)" make -s -C "$HERE" O="$BIN"
+for m in zero folio random seq; do
+	t "pread -m $m, 2 threads, every read checked" csv_ok quick -m "$m" -t 2 -l 256 -C
+done
+t "pread: processes, shared fd, pinned, 64 KiB reads" csv_ok quick -P -S -p -t 2 -l 65536 -C
+t "pread: fallocated and sparse files read as zeroes" \
+	bash -c "'$BIN/pread' -d '$dir' -D 0.2 -w 0 -m seq -c falloc -l 4k -C >/dev/null &&
+		'$BIN/pread' -d '$dir' -D 0.2 -w 0 -m seq -c hole -l 1M -C >/dev/null"
+t "pread: header line" bash -c "'$BIN/pread' -d '$dir' -D 0.1 -w 0 -H | head -1 |
+	grep -qx 'fs,mode,threads,len,ops,seconds,ops_per_sec,mib_per_sec'"
+for k in corrupt short; do
+	for m in folio seq; do
+		t "pread fails on a $k read (-m $m)" expect 1 quick -m "$m" -t 2 -T "$k"
+	done
+	t "pread fails on a $k read (processes)" expect 1 quick -P -t 2 -T "$k"
+done
+t "pread: bad usage exits 2" expect 2 "$BIN/pread" -d "$dir" -x
+t "pread: clear error for a missing directory" \
+	output_has "pread: error: .*/nonexistent" expect 1 "$BIN/pread" -d /nonexistent -D 0.1
+t "logreread: 2 writers, 2 readers, every record verified" \
+	bash -c "'$BIN/logreread' -d '$dir' -W 2 -R 2 -D 0.3 -w 0.05 | awk -F, 'NF == 8 && \$4 > 0 && \$5 > 0 { ok = 1 } END { exit !ok }'"
+t "report.py --check: medians, spreads, ratios, efficiency" "$HERE/report.py" --check
+t "scripts parse (bash -n, sh -n, busybox sh -n)" bash -c "
+	bash -n '$HERE/run.sh' && bash -n '$HERE/kvm-bundle.sh' && bash -n '$HERE/bundle/run.sh' &&
+	sh -n '$HERE/guest-matrix.sh' && sh -n '$HERE/fio/table.sh' && sh -n '$HERE/bundle/init' &&
+	{ ! command -v busybox >/dev/null || { busybox sh -n '$HERE/guest-matrix.sh' &&
+	  busybox sh -n '$HERE/fio/table.sh' && busybox sh -n '$HERE/bundle/init'; }; }"
+t "run.sh rejects a missing kernel with a clear error" \
+	output_has "no kernel image /nonexistent" expect 1 env KERNELS=x=/nonexistent OUT="$dir/r" "$HERE/run.sh" --smoke
+tap_done

@@ -1,0 +1,188 @@
+#!/usr/bin/env bash
+# make lint: the checks a maintainer runs before reading a series, at every
+# patch boundary of branch `work`, reported per patch:
+#
+#   checkpatch  scripts/checkpatch.pl --strict on the commit.  Every finding
+#               must be listed in lint/checkpatch-allowed.txt (patch subject,
+#               checkpatch type, reason); an unlisted one fails the patch.
+#               MISSING_SIGN_OFF is not checked: the submitter adds the
+#               sign-off when posting (Documentation/process/coding-assistants.rst).
+#   sparse      C=2 on the series' C files (every boundary builds the same
+#               set, so header changes are covered), x86_64 guest config;
+#               warnings the base does not have fail the patch.
+#   i386        ARCH=i386 W=1 build of the same objects (PAGECACHE_RCU_FREE
+#               depends on 64BIT: this proves the code compiles out there);
+#               new warnings fail the patch.
+#   option off  at the tip only: x86_64 W=1 with PAGECACHE_RCU_FREE=n.
+#
+# The W=1 x86_64 build of each boundary is scripts/boundaries.sh.
+. "$(dirname "$0")/lib.sh"
+lock_worktree
+
+ALLOW=$TOP/lint/checkpatch-allowed.txt
+LOGS=$BUILD/lint
+JOBS=${JOBS:-$(nproc)}
+SP=$BUILD/obj/guest-sparse
+I386=$BUILD/obj/i386
+NOCFG=$BUILD/obj/guest-nocfg
+mkdir -p "$LOGS"
+
+base=$(kgit rev-parse "$BASE_TAG^{commit}")
+mapfile -t commits < <(kgit rev-list --reverse "$base..$WORK_BRANCH")
+n=${#commits[@]}
+[ "$n" -gt 0 ] || { note "lint: no patches"; exit 0; }
+[ -f "$BUILD/obj/guest/.config" ] || die "no configured guest object dir (run make build first)"
+
+# The C files of the kernel proper that the series touches (at the tip).
+mapfile -t cfiles < <(kgit diff --name-only "$base" "$WORK_BRANCH" -- '*.c' |
+	grep -vE '^(tools|Documentation|samples)/' | sort -u)
+# objs_at DIR: the objects of cfiles that exist at the checked-out boundary
+# and that DIR's .config builds (obj-$(CONFIG_X) += file.o, X set).
+objs_at() {
+	local f o sym
+	for f in "${cfiles[@]}"; do
+		[ -f "$WT/$f" ] || continue
+		o=$(basename "${f%.c}.o")
+		sym=$(grep -hoE "obj-\\$\((CONFIG_[A-Z0-9_]+)\)[^#]*\b$o\b" "$WT/$(dirname "$f")/Makefile" |
+			head -1 | sed -E 's/^obj-\$\((CONFIG_[A-Z0-9_]+)\).*/\1/' || true)
+		if [ -n "$sym" ] && ! grep -q "^$sym=y" "$1/.config"; then
+			continue
+		fi
+		echo "${f%.c}.o"
+	done
+	return 0
+}
+
+# configure DIR ARCH [sed script for .config]: an object dir for the worktree.
+configure() {
+	local dir=$1 arch=$2 edit=${3:-}
+	if [ ! -f "$dir/.config" ]; then
+		mkdir -p "$dir"
+		if [ "$arch" = i386 ]; then
+			# The guest fragment without its 64-bit line, on i386.
+			grep -v '^CONFIG_64BIT=' "$TOP/configs/guest.config" >"$dir/fragment.config"
+			make -s -C "$WT" O="$dir" ARCH=i386 KCONFIG_ALLCONFIG="$dir/fragment.config" \
+				allnoconfig >/dev/null
+		else
+			cp "$BUILD/obj/guest/.config" "$dir/.config"
+		fi
+	fi
+	[ -z "$edit" ] || sed -i "$edit" "$dir/.config"
+	make -s -C "$WT" O="$dir" ARCH="$arch" olddefconfig >/dev/null
+}
+
+# warnings LOG: compiler and sparse warnings, without line numbers, sorted.
+warnings() {
+	grep -E '(warning|error):' "$1" | sed -E 's/:[0-9]+(:[0-9]+)?:/:/' | sort -u || true
+}
+
+# build_objs DIR ARCH LOG extra-make-args...: build the series' objects.
+build_objs() {
+	local dir=$1 arch=$2 log=$3
+	shift 3
+	mapfile -t objs < <(objs_at "$dir")
+	[ ${#objs[@]} -gt 0 ] || { echo "lint: no objects to build" >"$log"; return 1; }
+	make -C "$WT" O="$dir" ARCH="$arch" -j"$JOBS" CC="$KCC" W=1 "$@" "${objs[@]}" >"$log" 2>&1
+}
+
+# checkpatch_one SHA SUBJECT: findings not in the allow list, on stdout.
+checkpatch_one() {
+	local sha=$1 subj=$2 type
+	# --no-tree: the build worktree is at another commit; -g reads the commit.
+	(cd "$KSRC" && ./scripts/checkpatch.pl --strict --show-types --ignore MISSING_SIGN_OFF \
+		-q -g "$sha" 2>&1) >"$LOGS/checkpatch-$k.log" || true
+	grep -oE '^(ERROR|WARNING|CHECK):[A-Z_0-9]+' "$LOGS/checkpatch-$k.log" | sort | uniq -c |
+		while read -r count type; do
+			if awk -F '\t' -v s="$subj" -v t="${type#*:}" \
+				'!/^#/ && $1 == s && $2 == t { found = 1 } END { exit !found }' "$ALLOW"; then
+				echo "allowed $count $type"
+			else
+				echo "NEW $count $type"
+			fi
+		done
+}
+
+note "lint: $n patches; objects: ${cfiles[*]/%.c/.o}"
+checkout_worktree "$base"
+configure "$SP" x86_64
+configure "$I386" i386
+build_objs "$SP" x86_64 "$LOGS/sparse-base.log" C=2 || die "base: sparse build failed ($LOGS/sparse-base.log)"
+warnings "$LOGS/sparse-base.log" >"$LOGS/sparse-base.warn"
+build_objs "$I386" i386 "$LOGS/i386-base.log" || die "base: i386 build failed ($LOGS/i386-base.log)"
+warnings "$LOGS/i386-base.log" >"$LOGS/i386-base.warn"
+note "lint: base: $(wc -l <"$LOGS/sparse-base.warn") sparse/W=1 warnings, $(wc -l <"$LOGS/i386-base.warn") i386 warnings"
+
+fail=0
+for k in $(seq 1 "$n"); do
+	sha=${commits[$((k - 1))]}
+	subj=$(kgit log -1 --format=%s "$sha")
+	res=()
+	bad=0
+
+	cp=$(checkpatch_one "$sha" "$subj")
+	if grep -q '^NEW' <<<"$cp"; then
+		bad=1
+		res+=("checkpatch: $(grep '^NEW' <<<"$cp" | sed 's/^NEW //' | tr '\n' ' ')not in $(basename "$ALLOW") ($LOGS/checkpatch-$k.log)")
+	else
+		res+=("checkpatch ok$(grep -q '^allowed' <<<"$cp" && echo " (allowed: $(sed 's/^allowed //' <<<"$cp" | tr '\n' ',' | sed 's/,$//'))")")
+	fi
+
+	checkout_worktree "$sha"
+	make -s -C "$WT" O="$SP" olddefconfig >/dev/null
+	if ! build_objs "$SP" x86_64 "$LOGS/sparse-$k.log" C=2; then
+		bad=1
+		res+=("sparse build FAILED ($LOGS/sparse-$k.log)")
+	else
+		new=$(comm -13 "$LOGS/sparse-base.warn" <(warnings "$LOGS/sparse-$k.log"))
+		if [ -n "$new" ]; then
+			bad=1
+			printf '%s\n' "$new" >&2
+			res+=("sparse: new warnings (above)")
+		else
+			res+=("sparse ok")
+		fi
+	fi
+
+	make -s -C "$WT" O="$I386" ARCH=i386 olddefconfig >/dev/null
+	if ! build_objs "$I386" i386 "$LOGS/i386-$k.log"; then
+		bad=1
+		res+=("i386 build FAILED ($LOGS/i386-$k.log)")
+	else
+		new=$(comm -13 "$LOGS/i386-base.warn" <(warnings "$LOGS/i386-$k.log"))
+		if [ -n "$new" ]; then
+			bad=1
+			printf '%s\n' "$new" >&2
+			res+=("i386: new warnings (above)")
+		else
+			res+=("i386 ok")
+		fi
+	fi
+
+	if [ "$k" = "$n" ]; then
+		configure "$NOCFG" x86_64 's/^CONFIG_PAGECACHE_RCU_FREE=y/# CONFIG_PAGECACHE_RCU_FREE is not set/'
+		grep -q '^CONFIG_PAGECACHE_RCU_FREE=y' "$NOCFG/.config" && die "could not switch PAGECACHE_RCU_FREE off"
+		if ! build_objs "$NOCFG" x86_64 "$LOGS/nocfg.log"; then
+			bad=1
+			res+=("PAGECACHE_RCU_FREE=n build FAILED ($LOGS/nocfg.log)")
+		else
+			new=$(comm -13 "$LOGS/sparse-base.warn" <(warnings "$LOGS/nocfg.log"))
+			if [ -n "$new" ]; then
+				bad=1
+				printf '%s\n' "$new" >&2
+				res+=("PAGECACHE_RCU_FREE=n: new warnings (above)")
+			else
+				res+=("PAGECACHE_RCU_FREE=n ok")
+			fi
+		fi
+	fi
+
+	line=$(printf '%s; ' "${res[@]}")
+	if [ $bad = 0 ]; then
+		echo "ok $k - $subj: ${line%; }"
+	else
+		echo "not ok $k - $subj: ${line%; }"
+		fail=1
+	fi
+done
+checkout_worktree "$base"
+exit $fail
