@@ -360,6 +360,24 @@ def report(resdir, base=None, plots=True):
         result["gitgrep"] = res
         md += ["### git grep over kernel sources (wall time per run; ratio < 1 is faster)",
                "", table, ""]
+    model = read_csv(os.path.join(resdir, "model-bench.csv"))
+    if model:
+        md += ["## Userspace model on the host's CPUs (tools/testing/pagecache-model)", "",
+               "All threads read one shared folio: `refcount` takes and drops a "
+               "reference around the copy, `rcu` is the series' filemap_fast_copy(). "
+               f"Host: {meta.get('host_cpu_model', '?')}, {meta.get('host_cpus', '?')} CPUs; "
+               "this runs on real cores, so it shows the cost of the refcount bouncing "
+               "as far as the host has cores.", "",
+               "| threads | refcount ops/s | rcu ops/s | rcu/refcount |", "|---|---|---|---|"]
+        by = {}
+        for r in model:
+            by.setdefault(int(r["threads"]), {})[r["mode"]] = float(r["ops_per_sec"])
+        for t in sorted(by):
+            rc, ru = by[t].get("refcount"), by[t].get("rcu")
+            if rc and ru:
+                md.append(f"| {t} | {fmt(rc)} | {fmt(ru)} | {ru / rc:.2f} |")
+        md.append("")
+        result["model"] = by
     deltas = vmstat_deltas(resdir)
     if deltas:
         names = sorted({c for v in deltas.values() for c in v})

@@ -251,6 +251,20 @@ EOF
 } >"$OUT/reproducer.sh"
 chmod +x "$OUT/reproducer.sh"
 
+# The userspace model on the host's real cores: a reference-counted read
+# against the lockless copy of mm/filemap_fast.h, 1..N threads on one folio.
+MODEL=$TOP/tools/testing/pagecache-model
+if [ "$SMOKE" != 1 ] && [ -f "$TOP/build/linux/mm/filemap_fast.h" ]; then
+	note "model bench: refcount vs lockless copy on the host's $(nproc) CPUs"
+	if make -s -C "$MODEL" KSRC="$TOP/build/linux" O="$TOP/build/model" \
+		"$TOP/build/model/pagecache-model-bench" >"$OUT/model-bench.log" 2>&1; then
+		"$TOP/build/model/pagecache-model-bench" -b -d "${MODEL_SECONDS:-2}" -t "$(nproc)" \
+			>"$OUT/model-bench.csv" 2>>"$OUT/model-bench.log" || note "model bench failed ($OUT/model-bench.log)"
+	else
+		note "model bench: build failed ($OUT/model-bench.log)"
+	fi
+fi
+
 note "raw CSV, metadata.json, reproducer.sh in $OUT ($((SECONDS - T0)) s)"
 if [ "$REPORT" = 1 ]; then
 	python3 "$HERE/report.py" "$OUT" || die "report.py failed"

@@ -9,7 +9,7 @@ CONFIG=${CONFIG:-guest}
 LOGDIR=$BUILD/check
 mkdir -p "$LOGDIR"
 PASS=0 FAIL=0 SKIP=0 N=0
-STEPS=13
+STEPS=15
 T0=$SECONDS
 
 finish() {
@@ -90,8 +90,9 @@ fi
 # runs them on the guest config, make check-debug does not repeat them.
 if [ "$CONFIG" = guest ]; then
 	single "every patch boundary builds with W=1, no new warnings" "$TOP/scripts/boundaries.sh" "$CONFIG"
+	tap "lint at every patch boundary (checkpatch, sparse, i386, option off, docs)" "$TOP/scripts/lint.sh"
 else
-	STEPS=$((STEPS - 1))
+	STEPS=$((STEPS - 2))
 fi
 KERNEL=$BUILD/images/final/$CONFIG/bzImage \
 	tap "guest runner tests ($CONFIG kernel)" "$TOP/tests/workbench/test_vm.sh"
@@ -100,6 +101,20 @@ MODEL=$TOP/tools/testing/pagecache-model
 tap "userspace model of mm/filemap_fast.h (ASan, UBSan) and its mutants" \
 	make -s -C "$MODEL" KSRC="$KSRC" O="$BUILD/model" check
 tap "spin model of the protocol and its mutants" "$MODEL/spin-check.sh"
+# make bench must not rot: its host tests, and the whole pipeline once on
+# the final kernel (seconds per point).
+bench_smoke() {
+	"$TOP/bench/test.sh" || return 1
+	if OUT=$BUILD/bench-smoke KERNELS="final=$BUILD/images/final/$CONFIG/bzImage" \
+		"$TOP/bench/run.sh" --smoke >"$LOGDIR/bench-smoke.log" 2>&1 &&
+		[ -s "$BUILD/bench-smoke/report.md" ]; then
+		echo "ok - bench/run.sh --smoke: boot, matrix, report.md"
+	else
+		echo "not ok - bench/run.sh --smoke failed ($LOGDIR/bench-smoke.log)"
+		tail -5 "$LOGDIR/bench-smoke.log"
+	fi
+}
+tap "benchmark harness (host tests, smoke run of make bench)" bench_smoke
 prereq "selftests build" "$TOP/scripts/selftests.sh" build
 tap "selftests on the host kernel ($(uname -r))" "$TOP/scripts/selftests.sh" run
 # In the guest: ext4 and xfs scratch disks, two NUMA nodes for migration,

@@ -15,6 +15,8 @@
 
 PATCHES=${PATCHES:-$TOP/patches}
 COVER=${COVER:-$TOP/cover/cover-letter.txt}
+# b4's change-id: one per series, the same in every version of it.
+CHANGE_ID=20261129-pagecache-rcu-5e0c3a9d71b2
 SUBJECT_PREFIX=${SUBJECT_PREFIX:-RFC PATCH}
 mode=${1:-write}
 
@@ -40,17 +42,25 @@ if [ "$n" -gt 0 ]; then
 	cl=$out/0000-cover-letter.patch
 	subject=$(head -1 "$COVER")
 	# Replace git's placeholders with the maintained cover text.
-	python3 - "$cl" "$COVER" "$subject" <<'PY'
+	# The numbers block (@RESULTS@) comes from the results folder named in
+	# results/latest, so every number in the cover letter can be traced.
+	"$TOP/bench/cover-summary.py" >"$out/results.txt"
+	python3 - "$cl" "$COVER" "$subject" "$out/results.txt" "$CHANGE_ID" <<'PY'
 import sys
-path, cover, subject = sys.argv[1:]
+path, cover, subject, results, change_id = sys.argv[1:]
 text = open(cover).read().split("\n", 1)
 blurb = text[1].strip("\n") if len(text) > 1 else ""
+blurb = blurb.replace("@RESULTS@", open(results).read().strip("\n"))
 s = open(path).read()
 if "*** SUBJECT HERE ***" not in s or "*** BLURB HERE ***" not in s:
     sys.exit("export: git's cover letter placeholders not found")
 s = s.replace("*** SUBJECT HERE ***", subject, 1).replace("*** BLURB HERE ***", blurb, 1)
+if "\nbase-commit: " not in s:
+    sys.exit("export: no base-commit: line in the cover letter")
+s = s.replace("\nbase-commit: ", "\nchange-id: %s\nbase-commit: " % change_id, 1)
 open(path, "w").write(s)
 PY
+	rm -f "$out/results.txt"
 fi
 (cd "$out" && ls | grep -E '^[0-9]{4}-.*\.patch$' | grep -v '^0000-cover-letter' || true) >"$out/series"
 

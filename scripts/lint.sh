@@ -14,6 +14,9 @@
 #               depends on 64BIT: this proves the code compiles out there);
 #               new warnings fail the patch.
 #   option off  at the tip only: x86_64 W=1 with PAGECACHE_RCU_FREE=n.
+#   docs        at the tip only: every .rst the series adds or changes parses
+#               with docutils without a warning, and scripts/kernel-doc -Wall
+#               reports nothing new on the series' C files and headers.
 #
 # The W=1 x86_64 build of each boundary is scripts/boundaries.sh.
 . "$(dirname "$0")/lib.sh"
@@ -102,6 +105,39 @@ checkpatch_one() {
 		done
 }
 
+# docs_check: at the checked-out tip.
+docs_check() {
+	local f rst=() src=() new
+	mapfile -t rst < <(kgit diff --name-only --diff-filter=AM "$base" "$WORK_BRANCH" -- '*.rst')
+	for f in "${rst[@]}"; do
+		python3 - "$WT/$f" <<-'PY' || return 1
+		import io, sys
+		import docutils.core
+		err = io.StringIO()
+		docutils.core.publish_doctree(open(sys.argv[1]).read(), source_path=sys.argv[1],
+		    settings_overrides={"report_level": 2, "warning_stream": err, "halt_level": 5})
+		if err.getvalue():
+		    print(err.getvalue(), end="")
+		    print("docutils: warnings in " + sys.argv[1])
+		    sys.exit(1)
+		PY
+	done
+	mapfile -t src < <(kgit diff --name-only "$base" "$WORK_BRANCH" -- 'mm/*.[ch]' 'include/*.h' 'fs/*.c')
+	(cd "$WT" && ./scripts/kernel-doc -none -Wall "${src[@]}" 2>&1) |
+		sed -E 's/:[0-9]+:/:/' | sort -u >"$LOGS/kdoc-tip.warn"
+	git -C "$WT" checkout -q -f --detach "$base"
+	(cd "$WT" && for f in "${src[@]}"; do [ -f "$f" ] && ./scripts/kernel-doc -none -Wall "$f" 2>&1; done) |
+		sed -E 's/:[0-9]+:/:/' | sort -u >"$LOGS/kdoc-base.warn"
+	git -C "$WT" checkout -q -f --detach "$WORK_BRANCH"
+	new=$(comm -13 "$LOGS/kdoc-base.warn" "$LOGS/kdoc-tip.warn")
+	if [ -n "$new" ]; then
+		printf '%s\n' "$new"
+		echo "kernel-doc: new warnings"
+		return 1
+	fi
+	echo "docs: ${#rst[@]} rst file(s) clean, kernel-doc: no new warnings in ${#src[@]} file(s)"
+}
+
 note "lint: $n patches; objects: ${cfiles[*]/%.c/.o}"
 checkout_worktree "$base"
 configure "$SP" x86_64
@@ -173,6 +209,15 @@ for k in $(seq 1 "$n"); do
 			else
 				res+=("PAGECACHE_RCU_FREE=n ok")
 			fi
+		fi
+	fi
+
+	if [ "$k" = "$n" ]; then
+		if docs_check >"$LOGS/docs.log" 2>&1; then
+			res+=("docs ok")
+		else
+			bad=1
+			res+=("docs: $(tail -1 "$LOGS/docs.log") ($LOGS/docs.log)")
 		fi
 	fi
 
