@@ -6,7 +6,7 @@ CONFIG ?= guest
 .PHONY: help deps tree export export-check build build-base build-debug \
 	boundaries vm check check-debug test-workbench clean distclean \
 	sync sync-selftests selftests mutants model model-check model-bench \
-	lint bench bench-smoke kvm-bundle send-check
+	lint bench bench-smoke kvm-bundle send-check send
 
 help:
 	@echo "pagecache-rcu: RCU page-cache reads for Linux 6.12 (see README.md)"
@@ -36,6 +36,8 @@ help:
 	@echo "                     (bench/run.sh; KERNELS= CPUS= REPS= FULL=1 OUT=; BOUNDARIES=all)"
 	@echo "  make bench-smoke   host tests of bench/ and the whole bench pipeline once"
 	@echo "  make kvm-bundle    build/pagecache-bench.tar.gz: the matrix for a KVM host without QEMU"
+	@echo "  make send-check    sign-off, get_maintainer.pl recipients, git send-email --dry-run"
+	@echo "  make send          the same, for real (asks first)"
 	@echo "  make clean         remove objects and images (keeps build/linux)"
 
 deps:
@@ -88,3 +90,7 @@ bench-smoke:
 	OUT=build/bench-smoke KERNELS="final=build/images/final/$(CONFIG)/bzImage" bench/run.sh --smoke
 kvm-bundle: build build-base
 	bench/kvm-bundle.sh
+send-check: tree
+	$(S)/post.sh check
+send: tree
+	$(S)/post.sh send

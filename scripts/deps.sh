@@ -8,7 +8,9 @@ PKGS=(
 	# guest runner and scratch filesystems
 	qemu-system-x86 qemu-utils busybox-static e2fsprogs xfsprogs util-linux
 	# tests, benchmarks and the userspace model
-	fio liburcu-dev spin gnuplot-nox sparse
+	fio liburcu-dev spin gnuplot-nox sparse python3-docutils
+	# posting
+	git-email libmailtools-perl
 )
 
 missing=()
