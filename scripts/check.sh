@@ -9,7 +9,7 @@ CONFIG=${CONFIG:-guest}
 LOGDIR=$BUILD/check
 mkdir -p "$LOGDIR"
 PASS=0 FAIL=0 SKIP=0 N=0
-STEPS=15
+STEPS=16
 T0=$SECONDS
 
 finish() {
@@ -97,6 +97,7 @@ fi
 KERNEL=$BUILD/images/final/$CONFIG/bzImage \
 	tap "guest runner tests ($CONFIG kernel)" "$TOP/tests/workbench/test_vm.sh"
 single "selftests and model: repository copies equal the series' copies" "$TOP/scripts/sync.sh" --check
+single "posting dry run (sign-off, get_maintainer.pl, git send-email --dry-run)" "$TOP/scripts/post.sh" check
 MODEL=$TOP/tools/testing/pagecache-model
 tap "userspace model of mm/filemap_fast.h (ASan, UBSan) and its mutants" \
 	make -s -C "$MODEL" KSRC="$KSRC" O="$BUILD/model" check
