@@ -448,6 +448,8 @@ size_t pc_rand_len(struct pc_rng *r, size_t max, size_t folio_size)
 
 	if (c < 10)
 		len = 1 + pc_rand_below(r, 16);
+	else if (c < 35)	/* what the lockless read path serves */
+		len = 1 + pc_rand_below(r, 512);
 	else if (c < 45)
 		len = 1 + pc_rand_below(r, 4096);
 	else if (c < 70)
