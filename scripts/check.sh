@@ -77,6 +77,9 @@ tap() {
 if grep -qsx '+config PAGECACHE_RCU_FREE' "$TOP"/patches/*.patch; then
 	STEPS=$((STEPS + 1))
 fi
+# The boundary builds and the lint do not depend on the debug options:
+# make check runs them on the guest config, make check-debug does not.
+[ "$CONFIG" = guest ] || STEPS=$((STEPS - 2))
 prereq "deps (Debian packages)" "$TOP/scripts/deps.sh"
 prereq "tree (base $BASE_PKG $BASE_PKG_VERSION + patches/)" "$TOP/scripts/tree.sh"
 single "patches/ re-exports byte-identical" "$TOP/scripts/export.sh" --check
@@ -86,13 +89,9 @@ FAST_READ=0
 if grep -q '^CONFIG_PAGECACHE_RCU_FREE=y' "$BUILD/images/final/$CONFIG/config"; then
 	FAST_READ=1
 fi
-# The W=1 boundary builds do not depend on the debug options: make check
-# runs them on the guest config, make check-debug does not repeat them.
 if [ "$CONFIG" = guest ]; then
 	single "every patch boundary builds with W=1, no new warnings" "$TOP/scripts/boundaries.sh" "$CONFIG"
 	tap "lint at every patch boundary (checkpatch, sparse, i386, option off, docs)" "$TOP/scripts/lint.sh"
-else
-	STEPS=$((STEPS - 2))
 fi
 KERNEL=$BUILD/images/final/$CONFIG/bzImage \
 	tap "guest runner tests ($CONFIG kernel)" "$TOP/tests/workbench/test_vm.sh"
