@@ -177,6 +177,38 @@ TEST_F(cnt, fresh_reads_miss)
 		TH_LOG("reads of never-read folios went through the fast path");
 }
 
+/*
+ * Folios that are in the page cache but were never read (only written:
+ * tmpfs and memfd mark them referenced) are not hot: a first small read of
+ * each must not be served by the fast path, which may only copy from
+ * folios with PG_rcu_free.  One read per folio, since a read that finds a
+ * folio referenced marks it.
+ */
+TEST_F(cnt, first_small_reads_miss)
+{
+	size_t chunk = self->b.folio_size;
+	uint64_t hit0, hit1;
+	int i, fd, nr = 64;
+	char path[512];
+
+	fd = pc_backing_create(&self->b, "first", 0, path, sizeof(path));
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, pc_write_pattern(fd, 0, nr * chunk, PC_MAGIC_DATA, 1, 1));
+	hit0 = cnt_get(_metadata, PC_VMSTAT_FAST_READ);
+	for (i = 0; i < nr; i++)
+		ASSERT_EQ(64, pread(fd, self->buf, 64, (off_t)i * chunk));
+	hit1 = cnt_get(_metadata, PC_VMSTAT_FAST_READ);
+	if (path[0])
+		unlink(path);
+	close(fd);
+	ksft_print_msg("%s: %d first 64-byte reads of written folios: %s +%llu\n",
+		       self->b.name, nr, PC_VMSTAT_FAST_READ,
+		       (unsigned long long)(hit1 - hit0));
+	/* Every one of them would count if unflagged folios were served. */
+	ASSERT_GT(nr / 2, hit1 - hit0)
+		TH_LOG("folios without PG_rcu_free went through the fast path");
+}
+
 TEST_F_TIMEOUT(cnt, rcu_balance, 120)
 {
 	uint64_t d0, f0, d1, f1, d, f;
