@@ -133,8 +133,9 @@ for rep in $(seq 1 "$REPS"); do
 		for _ in $(seq 1 100); do
 			qpid=$(ps -o pid= --ppid "$vmpid" 2>/dev/null | head -1 | tr -d ' ' || true)
 			if [ -n "$qpid" ] && [ -r "/proc/$qpid/cmdline" ]; then
-				tr '\0' ' ' <"/proc/$qpid/cmdline" >"$dir/qemu-cmdline.txt"
-				[ -s "$dir/qemu-cmdline.txt" ] && break
+				tr '\0' ' ' <"/proc/$qpid/cmdline" >"$dir/qemu-cmdline.txt" 2>/dev/null || true
+				# (other children come and go: mkfs, the KVM probe)
+				grep -q -- ' -kernel ' "$dir/qemu-cmdline.txt" 2>/dev/null && break
 			fi
 			sleep 0.2
 		done
