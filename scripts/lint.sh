@@ -143,6 +143,27 @@ docs_check() {
 	echo "docs: ${#rst[@]} rst file(s) clean, kernel-doc: no new warnings in ${#src[@]} file(s)"
 }
 
+# check_build LABEL DIR ARCH LOG BASE_WARN [make args]: build the series'
+# objects in DIR; warnings that BASE_WARN does not have fail the patch.
+# Appends to the patch's results (res) and sets bad.
+check_build() {
+	local label=$1 dir=$2 arch=$3 log=$4 basewarn=$5 new
+	shift 5
+	if ! build_objs "$dir" "$arch" "$log" "$@"; then
+		bad=1
+		res+=("$label build FAILED ($log)")
+		return
+	fi
+	new=$(comm -13 "$basewarn" <(warnings "$log"))
+	if [ -n "$new" ]; then
+		bad=1
+		printf '%s\n' "$new" >&2
+		res+=("$label: new warnings (above)")
+	else
+		res+=("$label ok")
+	fi
+}
+
 note "lint: $n patches; objects: ${cfiles[*]/%.c/.o}"
 checkout_worktree "$base"
 configure "$SP" x86_64
@@ -171,54 +192,14 @@ for k in $(seq 1 "$n"); do
 
 	checkout_worktree "$sha"
 	make -s -C "$WT" O="$SP" olddefconfig >/dev/null
-	if ! build_objs "$SP" x86_64 "$LOGS/sparse-$k.log" C=2; then
-		bad=1
-		res+=("sparse build FAILED ($LOGS/sparse-$k.log)")
-	else
-		new=$(comm -13 "$LOGS/sparse-base.warn" <(warnings "$LOGS/sparse-$k.log"))
-		if [ -n "$new" ]; then
-			bad=1
-			printf '%s\n' "$new" >&2
-			res+=("sparse: new warnings (above)")
-		else
-			res+=("sparse ok")
-		fi
-	fi
-
+	check_build sparse "$SP" x86_64 "$LOGS/sparse-$k.log" "$LOGS/sparse-base.warn" C=2
 	make -s -C "$WT" O="$I386" ARCH=i386 olddefconfig >/dev/null
-	if ! build_objs "$I386" i386 "$LOGS/i386-$k.log"; then
-		bad=1
-		res+=("i386 build FAILED ($LOGS/i386-$k.log)")
-	else
-		new=$(comm -13 "$LOGS/i386-base.warn" <(warnings "$LOGS/i386-$k.log"))
-		if [ -n "$new" ]; then
-			bad=1
-			printf '%s\n' "$new" >&2
-			res+=("i386: new warnings (above)")
-		else
-			res+=("i386 ok")
-		fi
-	fi
+	check_build i386 "$I386" i386 "$LOGS/i386-$k.log" "$LOGS/i386-base.warn"
 
 	if [ "$k" = "$n" ]; then
 		configure "$NOCFG" x86_64 's/^CONFIG_PAGECACHE_RCU_FREE=y/# CONFIG_PAGECACHE_RCU_FREE is not set/'
 		grep -q '^CONFIG_PAGECACHE_RCU_FREE=y' "$NOCFG/.config" && die "could not switch PAGECACHE_RCU_FREE off"
-		if ! build_objs "$NOCFG" x86_64 "$LOGS/nocfg.log"; then
-			bad=1
-			res+=("PAGECACHE_RCU_FREE=n build FAILED ($LOGS/nocfg.log)")
-		else
-			new=$(comm -13 "$LOGS/sparse-base.warn" <(warnings "$LOGS/nocfg.log"))
-			if [ -n "$new" ]; then
-				bad=1
-				printf '%s\n' "$new" >&2
-				res+=("PAGECACHE_RCU_FREE=n: new warnings (above)")
-			else
-				res+=("PAGECACHE_RCU_FREE=n ok")
-			fi
-		fi
-	fi
-
-	if [ "$k" = "$n" ]; then
+		check_build PAGECACHE_RCU_FREE=n "$NOCFG" x86_64 "$LOGS/nocfg.log" "$LOGS/sparse-base.warn"
 		if docs_check >"$LOGS/docs.log" 2>&1; then
 			res+=("docs ok")
 		else
