@@ -216,6 +216,15 @@ def caveat(meta):
             "numbers still include virtualisation overhead.")
 
 
+def run_gnuplot(gp, gpf, script, png):
+    """Write @script to @gpf and run gnuplot on it; True if @png was made."""
+    open(gpf, "w").write("\n".join(script) + "\n")
+    r = subprocess.run([gp, gpf], capture_output=True, text=True)
+    if r.returncode != 0:
+        print(f"report: gnuplot failed for {png}: {r.stderr.strip()}", file=sys.stderr)
+    return r.returncode == 0
+
+
 def gnuplot_plots(resdir, summary, kernels, base, note=""):
     """PNG plots: ops/s vs threads per (fs, mode, len), one line per kernel;
     with more than two kernels, a bar chart of ops/s at the largest thread
@@ -257,13 +266,8 @@ def gnuplot_plots(resdir, summary, kernels, base, note=""):
                 script.append(f"set title 'len {ln}'")
                 script.append("plot " + ", ".join(parts))
             script.append("unset multiplot")
-            gpf = os.path.join(tmp, "p.gp")
-            open(gpf, "w").write("\n".join(script) + "\n")
-            r = subprocess.run([gp, gpf], capture_output=True, text=True)
-            if r.returncode == 0:
+            if run_gnuplot(gp, os.path.join(tmp, "p.gp"), script, png):
                 files.append(png)
-            else:
-                print(f"report: gnuplot failed for {png}: {r.stderr.strip()}", file=sys.stderr)
         if len(kernels) > 2:
             dat = os.path.join(tmp, "bars.dat")
             with open(dat, "w") as f:
@@ -286,13 +290,8 @@ def gnuplot_plots(resdir, summary, kernels, base, note=""):
                       "set key outside right", "set grid ytics", "set yrange [0:*]",
                       "plot " + ", ".join(f"'{dat}' using {i + 2}:xtic(1) title columnheader"
                                           for i in range(len(kernels)))]
-            gpf = os.path.join(tmp, "b.gp")
-            open(gpf, "w").write("\n".join(script) + "\n")
-            r = subprocess.run([gp, gpf], capture_output=True, text=True)
-            if r.returncode == 0:
+            if run_gnuplot(gp, os.path.join(tmp, "b.gp"), script, png):
                 files.append(png)
-            else:
-                print(f"report: gnuplot failed for {png}: {r.stderr.strip()}", file=sys.stderr)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return files
