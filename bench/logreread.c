@@ -16,28 +16,18 @@
  * (-H prints the header first).
  */
 #define _GNU_SOURCE
-#include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdbool.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
-#define READ_ONCE(x)		__atomic_load_n(&(x), __ATOMIC_RELAXED)
-#define WRITE_ONCE(x, v)	__atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
+#include "bench.h"
 
 #define REC		64
 #define MAGIC		0x6c6f677265633634ULL	/* "logrec64" */
 #define MAX_PROCS	512
-#define CACHELINE	128
 
 struct record {
 	uint64_t magic;
@@ -53,11 +43,7 @@ struct counter {
 };
 
 struct shared {
-	int start;
-	int stop;
-	int failed;
-	int ready;
-	char msg[256];
+	struct bench_ctl ctl;
 	struct counter reads[MAX_PROCS];
 	struct counter writes[MAX_PROCS];
 };
@@ -68,47 +54,6 @@ static int writers = 1, readers = 1, recent = 1024;
 static double rate = 20000, duration = 5, warmup = 1;
 
 _Static_assert(sizeof(struct record) == REC, "record is 64 bytes");
-
-static void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "logreread: error: ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(1);
-}
-
-static void fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!__sync_lock_test_and_set(&sh->failed, 1)) {
-		va_start(ap, fmt);
-		vsnprintf(sh->msg, sizeof(sh->msg), fmt, ap);
-		va_end(ap);
-	}
-	WRITE_ONCE(sh->stop, 1);
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static void sleep_for(double s)
-{
-	struct timespec ts = { .tv_sec = (time_t)s,
-			       .tv_nsec = (long)((s - (time_t)s) * 1e9) };
-
-	while (nanosleep(&ts, &ts) && errno == EINTR)
-		;
-}
 
 static uint64_t mix(uint64_t x)
 {
@@ -164,11 +109,11 @@ static void writer(int id)
 		fail("writer %d: open %s: %s", id, path, strerror(errno));
 		return;
 	}
-	__sync_fetch_and_add(&sh->ready, 1);
-	while (!READ_ONCE(sh->start))
+	__sync_fetch_and_add(&ctl->ready, 1);
+	while (!READ_ONCE(ctl->start))
 		sleep_for(0.0001);
 	t0 = now();
-	while (!READ_ONCE(sh->stop)) {
+	while (!READ_ONCE(ctl->stop)) {
 		fill(&r, id, seq);
 		if (write(fd, &r, REC) != REC) {
 			fail("writer %d: append: %s", id, strerror(errno));
@@ -198,10 +143,10 @@ static void reader(int id)
 		fail("reader %d: open %s: %s", id, path, strerror(errno));
 		return;
 	}
-	__sync_fetch_and_add(&sh->ready, 1);
-	while (!READ_ONCE(sh->start))
+	__sync_fetch_and_add(&ctl->ready, 1);
+	while (!READ_ONCE(ctl->start))
 		sleep_for(0.0001);
-	while (!READ_ONCE(sh->stop)) {
+	while (!READ_ONCE(ctl->stop)) {
 		uint64_t idx;
 		ssize_t n;
 
@@ -234,24 +179,6 @@ static void reader(int id)
 		WRITE_ONCE(sh->reads[id].n, sh->reads[id].n + 1);
 	}
 	close(fd);
-}
-
-static const char *fs_name(const char *dir)
-{
-	struct statfs st;
-
-	if (statfs(dir, &st))
-		die("statfs %s: %s", dir, strerror(errno));
-	switch ((unsigned long)st.f_type) {
-	case 0x01021994:
-		return "tmpfs";
-	case 0xEF53:
-		return "ext4";
-	case 0x58465342:
-		return "xfs";
-	default:
-		return "other";
-	}
 }
 
 static void usage(int rc)
@@ -289,22 +216,22 @@ int main(int argc, char **argv)
 			fs = optarg;
 			break;
 		case 'W':
-			writers = atoi(optarg);
+			writers = parse_long('W', optarg, 1, MAX_PROCS);
 			break;
 		case 'R':
-			readers = atoi(optarg);
+			readers = parse_long('R', optarg, 0, MAX_PROCS);
 			break;
 		case 'r':
-			rate = atof(optarg);
+			rate = parse_double('r', optarg, 0);
 			break;
 		case 'n':
-			recent = atoi(optarg);
+			recent = parse_long('n', optarg, 1, 1 << 24);
 			break;
 		case 'D':
-			duration = atof(optarg);
+			duration = parse_double('D', optarg, 0.001);
 			break;
 		case 'w':
-			warmup = atof(optarg);
+			warmup = parse_double('w', optarg, 0);
 			break;
 		case 'H':
 			header = true;
@@ -318,10 +245,6 @@ int main(int argc, char **argv)
 	}
 	if (!dir || optind != argc)
 		usage(2);
-	if (writers < 1 || writers > MAX_PROCS || readers < 0 || readers > MAX_PROCS)
-		die("-W 1..%d writers, -R 0..%d readers", MAX_PROCS, MAX_PROCS);
-	if (recent < 1 || duration <= 0 || warmup < 0 || rate < 0)
-		die("-n >= 1, -D > 0, -w >= 0, -r >= 0");
 	if (!fs)
 		fs = fs_name(dir);
 	snprintf(buf, sizeof(buf), "%s/logreread.log", dir);
@@ -352,6 +275,7 @@ int main(int argc, char **argv)
 		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (sh == MAP_FAILED)
 		die("mmap: %s", strerror(errno));
+	ctl = &sh->ctl;
 	n = 0;
 	for (i = 0; i < writers + readers; i++) {
 		pid_t pid = fork();
@@ -367,9 +291,9 @@ int main(int argc, char **argv)
 		}
 		pids[n++] = pid;
 	}
-	while (READ_ONCE(sh->ready) < writers + readers && !READ_ONCE(sh->failed))
+	while (READ_ONCE(ctl->ready) < writers + readers && !READ_ONCE(ctl->failed))
 		sleep_for(0.001);
-	WRITE_ONCE(sh->start, 1);
+	WRITE_ONCE(ctl->start, 1);
 	sleep_for(warmup);
 	for (i = 0; i < MAX_PROCS; i++) {
 		r0 += READ_ONCE(sh->reads[i].n);
@@ -382,16 +306,13 @@ int main(int argc, char **argv)
 		w1 += READ_ONCE(sh->writes[i].n);
 	}
 	t1 = now();
-	WRITE_ONCE(sh->stop, 1);
+	WRITE_ONCE(ctl->stop, 1);
 	for (i = 0; i < n; i++)
 		if (waitpid(pids[i], &status, 0) < 0 || !WIFEXITED(status) ||
 		    WEXITSTATUS(status))
 			fail("process %d died", pids[i]);
 	unlink(path);
-	if (READ_ONCE(sh->failed)) {
-		fprintf(stderr, "logreread: error: %s\n", sh->msg);
-		return 1;
-	}
+	exit_if_failed();
 	if (header)
 		printf("fs,writers,readers,reads,writes,seconds,reads_per_sec,writes_per_sec\n");
 	printf("%s,%d,%d,%llu,%llu,%.3f,%.1f,%.1f\n", fs, writers, readers,

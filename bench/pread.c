@@ -25,29 +25,19 @@
  * (-H prints the header first).
  */
 #define _GNU_SOURCE
-#include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdbool.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
-#define READ_ONCE(x)		__atomic_load_n(&(x), __ATOMIC_RELAXED)
-#define WRITE_ONCE(x, v)	__atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
+#include "bench.h"
 
 #define MAX_WORKERS	1024
-#define CACHELINE	128
 #define FOLIO_SPAN	4096
 #define FOLIO_STEP	64
 
@@ -64,11 +54,7 @@ struct counter {
 
 /* Shared between the parent and the workers (MAP_SHARED for -P). */
 struct shared {
-	int start;
-	int stop;
-	int failed;
-	int ready;
-	char msg[256];
+	struct bench_ctl ctl;
 	struct counter cnt[MAX_WORKERS];
 };
 
@@ -106,31 +92,6 @@ static struct {
 
 static struct shared *sh;
 
-static void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "pread: error: ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(1);
-}
-
-/* Worker failure: record the first message, tell everyone to stop. */
-static void fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!__sync_lock_test_and_set(&sh->failed, 1)) {
-		va_start(ap, fmt);
-		vsnprintf(sh->msg, sizeof(sh->msg), fmt, ap);
-		va_end(ap);
-	}
-	WRITE_ONCE(sh->stop, 1);
-}
-
 static inline uint8_t pattern(uint64_t off)
 {
 	return (uint8_t)((off % 251) ^ (off >> 12) ^ (off >> 20));
@@ -139,23 +100,6 @@ static inline uint8_t pattern(uint64_t off)
 static inline uint8_t expected(uint64_t off)
 {
 	return opt.create == CREATE_WRITE ? pattern(off) : 0;
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static void sleep_for(double s)
-{
-	struct timespec ts = { .tv_sec = (time_t)s,
-			       .tv_nsec = (long)((s - (time_t)s) * 1e9) };
-
-	while (nanosleep(&ts, &ts) && errno == EINTR)
-		;
 }
 
 static int check_buf(const uint8_t *buf, uint64_t off, size_t n)
@@ -201,10 +145,10 @@ static void *worker(void *arg)
 			return NULL;
 		}
 	}
-	__sync_fetch_and_add(&sh->ready, 1);
-	while (!READ_ONCE(sh->start))
+	__sync_fetch_and_add(&ctl->ready, 1);
+	while (!READ_ONCE(ctl->start))
 		;
-	while (!READ_ONCE(sh->stop)) {
+	while (!READ_ONCE(ctl->stop)) {
 		ssize_t r;
 		off_t at;
 
@@ -348,28 +292,6 @@ static void break_file(void)
 	close(fd);
 }
 
-static const char *fs_name(const char *dir)
-{
-	struct statfs st;
-
-	if (statfs(dir, &st))
-		die("statfs %s: %s", dir, strerror(errno));
-	switch ((unsigned long)st.f_type) {
-	case 0x01021994:
-		return "tmpfs";
-	case 0xEF53:
-		return "ext4";
-	case 0x58465342:
-		return "xfs";
-	case 0x9123683E:
-		return "btrfs";
-	case 0x01021997:
-		return "9p";
-	default:
-		return "other";
-	}
-}
-
 static int parse_enum(const char *s, const char * const *names, int n, const char *what)
 {
 	int i;
@@ -379,33 +301,6 @@ static int parse_enum(const char *s, const char * const *names, int n, const cha
 			return i;
 	die("unknown %s '%s'", what, s);
 	return -1;
-}
-
-static unsigned long long parse_size(const char *s)
-{
-	char *end;
-	unsigned long long v = strtoull(s, &end, 0);
-
-	switch (*end) {
-	case 'k':
-	case 'K':
-		v <<= 10;
-		end++;
-		break;
-	case 'm':
-	case 'M':
-		v <<= 20;
-		end++;
-		break;
-	case 'g':
-	case 'G':
-		v <<= 30;
-		end++;
-		break;
-	}
-	if (*end || end == s)
-		die("bad size '%s'", s);
-	return v;
 }
 
 static void usage(int rc)
@@ -454,7 +349,7 @@ int main(int argc, char **argv)
 			opt.mode = parse_enum(optarg, mode_names, 4, "mode");
 			break;
 		case 't':
-			opt.threads = atoi(optarg);
+			opt.threads = parse_long('t', optarg, 1, MAX_WORKERS);
 			break;
 		case 'P':
 			opt.procs = true;
@@ -463,19 +358,19 @@ int main(int argc, char **argv)
 			opt.shared_fd = true;
 			break;
 		case 'l':
-			opt.len = parse_size(optarg);
+			opt.len = parse_size('l', optarg);
 			break;
 		case 's':
-			opt.size = parse_size(optarg);
+			opt.size = parse_size('s', optarg);
 			break;
 		case 'c':
 			opt.create = parse_enum(optarg, create_names, 3, "file kind");
 			break;
 		case 'D':
-			opt.duration = atof(optarg);
+			opt.duration = parse_double('D', optarg, 0.001);
 			break;
 		case 'w':
-			opt.warmup = atof(optarg);
+			opt.warmup = parse_double('w', optarg, 0);
 			break;
 		case 'p':
 			opt.pin = true;
@@ -501,12 +396,8 @@ int main(int argc, char **argv)
 	}
 	if (!opt.dir || optind != argc)
 		usage(2);
-	if (opt.threads < 1 || opt.threads > MAX_WORKERS)
-		die("-t %d: 1 to %d workers", opt.threads, MAX_WORKERS);
 	if (opt.len < 1 || opt.len > (1 << 30))
 		die("-l %zu: 1 byte to 1 GiB", opt.len);
-	if (opt.duration <= 0 || opt.warmup < 0)
-		die("-D must be > 0 and -w >= 0");
 	if (opt.mode == MODE_FOLIO && opt.size < FOLIO_SPAN + (off_t)opt.len)
 		die("-s %lld: folio mode needs at least 4096 + LEN bytes",
 		    (long long)opt.size);
@@ -536,6 +427,7 @@ int main(int argc, char **argv)
 		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (sh == MAP_FAILED)
 		die("mmap: %s", strerror(errno));
+	ctl = &sh->ctl;
 
 	for (i = 0; i < opt.threads; i++) {
 		if (opt.procs) {
@@ -552,9 +444,9 @@ int main(int argc, char **argv)
 				die("pthread_create: %s", strerror(errno));
 		}
 	}
-	while (READ_ONCE(sh->ready) < opt.threads && !READ_ONCE(sh->failed))
+	while (READ_ONCE(ctl->ready) < opt.threads && !READ_ONCE(ctl->failed))
 		sleep_for(0.001);
-	WRITE_ONCE(sh->start, 1);
+	WRITE_ONCE(ctl->start, 1);
 	sleep_for(opt.warmup);
 	before = 0;
 	for (i = 0; i < opt.threads; i++)
@@ -565,7 +457,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < opt.threads; i++)
 		after += READ_ONCE(sh->cnt[i].ops);
 	t1 = now();
-	WRITE_ONCE(sh->stop, 1);
+	WRITE_ONCE(ctl->stop, 1);
 
 	for (i = 0; i < opt.threads; i++) {
 		if (opt.procs) {
@@ -578,10 +470,7 @@ int main(int argc, char **argv)
 	}
 	if (!opt.keep)
 		unlink(opt.path);
-	if (READ_ONCE(sh->failed)) {
-		fprintf(stderr, "pread: error: %s\n", sh->msg);
-		return 1;
-	}
+	exit_if_failed();
 	secs = t1 - t0;
 	if (opt.header)
 		printf("fs,mode,threads,len,ops,seconds,ops_per_sec,mib_per_sec\n");

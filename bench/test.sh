@@ -7,7 +7,8 @@ set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 TOP=$(cd "$HERE/.." && pwd)
 . "$TOP/tests/workbench/tap.sh"
-BIN=$TOP/build/bench
+# BENCH_BIN: build the programs elsewhere (a bench run may be using build/bench).
+BIN=${BENCH_BIN:-$TOP/build/bench}
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 
@@ -37,6 +38,10 @@ for k in corrupt short; do
 	t "pread fails on a $k read (processes)" expect 1 quick -P -t 2 -T "$k"
 done
 t "pread: bad usage exits 2" expect 2 "$BIN/pread" -d "$dir" -x
+t "pread: a malformed number is an error, not 0" \
+	output_has "pread: error: -t 'two': a whole number" expect 1 "$BIN/pread" -d "$dir" -t two
+t "logreread: a malformed rate is an error, not 'unlimited'" \
+	output_has "logreread: error: -r '1e3x': a number" expect 1 "$BIN/logreread" -d "$dir" -r 1e3x
 t "pread: clear error for a missing directory" \
 	output_has "pread: error: .*/nonexistent" expect 1 "$BIN/pread" -d /nonexistent -D 0.1
 t "logreread: 2 writers, 2 readers, every record verified" \
