@@ -130,7 +130,8 @@ mkfs.xfs -q -f "$B/disks/xfs.img"
 cp "$HERE/bundle/run.sh" "$B/run.sh"
 chmod 755 "$B/run.sh"
 cp "$HERE/report.py" "$B/bench/"
-cp "$HERE/guest-matrix.sh" "$HERE/pread.c" "$HERE/logreread.c" "$B/bench/"
+cp "$HERE/guest-matrix.sh" "$HERE/common.sh" "$HERE/pread.c" "$HERE/logreread.c" "$HERE/bench.h" \
+	"$HERE/Makefile" "$B/bench/"
 cp "$HERE"/fio/* "$B/bench/fio/"
 {
 	echo "pagecache-bench bundle, workbench $(git -C "$TOP" rev-parse --short HEAD 2>/dev/null || echo unknown), made $(date -u +%Y-%m-%dT%H:%M:%SZ)"

@@ -21,6 +21,7 @@ TOP=$(cd "$HERE/.." && pwd)
 
 die() { printf 'bench: error: %s\n' "$*" >&2; exit 1; }
 note() { printf 'bench: %s\n' "$*" >&2; }
+. "$HERE/common.sh"
 
 KERNELS=${KERNELS:-"base=$TOP/build/images/base/guest/bzImage final=$TOP/build/images/final/guest/bzImage"}
 CPUS=${CPUS:-$(nproc)}
@@ -156,19 +157,7 @@ for rep in $(seq 1 "$REPS"); do
 done
 
 # Raw CSV: one file per kind, every boot's rows.
-for kind in pread fio logreread gitgrep; do
-	first=1
-	: >"$OUT/$kind.csv"
-	for f in "$OUT"/raw/*/"$kind.csv"; do
-		[ -f "$f" ] || continue
-		if [ $first = 1 ]; then
-			cat "$f" >>"$OUT/$kind.csv"
-			first=0
-		else
-			tail -n +2 "$f" >>"$OUT/$kind.csv"
-		fi
-	done
-done
+merge_csv "$OUT"
 
 python3 - "$OUT" "$PROFILE" "$REPS" "$CPUS" "$MEM" "$SECONDS" "$T0" "$QEMU_CMD" \
 	"${#LABELS[@]}" "${LABELS[@]}" "${IMAGES[@]}" "${ACCELS[@]}" <<'EOF'

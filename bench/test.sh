@@ -46,10 +46,22 @@ t "pread: clear error for a missing directory" \
 	output_has "pread: error: .*/nonexistent" expect 1 "$BIN/pread" -d /nonexistent -D 0.1
 t "logreread: 2 writers, 2 readers, every record verified" \
 	bash -c "'$BIN/logreread' -d '$dir' -W 2 -R 2 -D 0.3 -w 0.05 | awk -F, 'NF == 8 && \$4 > 0 && \$5 > 0 { ok = 1 } END { exit !ok }'"
+merge_case() {
+	. "$HERE/common.sh"
+	mkdir -p "$dir/m/raw/a-rep1" "$dir/m/raw/b-rep1"
+	printf 'h\na1\n' >"$dir/m/raw/a-rep1/pread.csv"
+	printf 'h\nb1\nb2\n' >"$dir/m/raw/b-rep1/pread.csv"
+	printf 'h\n' >"$dir/m/raw/b-rep1/fio.csv"
+	merge_csv "$dir/m"
+	[ "$(cat "$dir/m/pread.csv")" = "$(printf 'h\na1\nb1\nb2')" ] &&
+		[ "$(cat "$dir/m/fio.csv")" = h ] && [ ! -s "$dir/m/gitgrep.csv" ]
+}
+t "common.sh merge_csv: one header, every boot's rows in order" merge_case
 t "report.py --check: medians, spreads, ratios, efficiency" "$HERE/report.py" --check
 t "scripts parse (bash -n, sh -n, busybox sh -n)" bash -c "
 	bash -n '$HERE/run.sh' && bash -n '$HERE/kvm-bundle.sh' && bash -n '$HERE/bundle/run.sh' &&
 	sh -n '$HERE/guest-matrix.sh' && sh -n '$HERE/fio/table.sh' && sh -n '$HERE/bundle/init' &&
+	sh -n '$HERE/common.sh' &&
 	{ ! command -v busybox >/dev/null || { busybox sh -n '$HERE/guest-matrix.sh' &&
 	  busybox sh -n '$HERE/fio/table.sh' && busybox sh -n '$HERE/bundle/init'; }; }"
 t "run.sh rejects a missing kernel with a clear error" \

@@ -23,6 +23,7 @@ cd "$B"
 
 die() { printf 'bundle: error: %s\n' "$*" >&2; exit 1; }
 note() { printf 'bundle: %s\n' "$*" >&2; }
+. "$B/bench/common.sh"
 
 ACCEL=kvm CPUS=$(nproc) MEM=4G REPS=3 PROFILE=default KSEL='' CPU_MODEL='' DIAG=1
 DIAG_TIMEOUT=40 TIMEOUT='' OUT=''
@@ -218,15 +219,7 @@ for rep in $(seq 1 "$REPS"); do
 	done
 done
 
-for kind in pread fio logreread gitgrep; do
-	first=1
-	: >"$OUT/$kind.csv"
-	for f in "$OUT"/raw/*/"$kind.csv"; do
-		[ -f "$f" ] || continue
-		if [ $first = 1 ]; then cat "$f" >>"$OUT/$kind.csv"; first=0
-		else tail -n +2 "$f" >>"$OUT/$kind.csv"; fi
-	done
-done
+merge_csv "$OUT"
 
 # metadata.json without python (the target may not have it)
 js() { printf '%s' "$1" | sed 's/\\/\\\\/g; s/"/\\"/g' | tr -d '\n\r'; }
