@@ -87,6 +87,12 @@ def main():
         "alternately, %s guest CPUs, accel %s, host %s):"
         % (rel, meta.get("profile"), meta.get("reps"), meta.get("guest_cpus"),
            accel, meta.get("host_cpu_model"))))
+    if len(labels) > 2:
+        out.append("")
+        out.append(wrap(
+            "Kernels: %s, one per patch boundary; below, %s (the whole "
+            "series) against %s; the report has every boundary."
+            % (", ".join(labels), other, base)))
     if accel != "kvm":
         out.append("")
         out.append(wrap(

@@ -76,7 +76,7 @@ readme_block() {
 		dir=results/$(cat "$TOP/results/latest")
 		echo
 		echo "Full report: [$dir/report.md]($dir/report.md)."
-		for f in "$TOP/$dir"/pread-*.png; do
+		for f in "$TOP/$dir"/pread-*.png "$TOP/$dir"/kernels-bars.png; do
 			[ -f "$f" ] && echo && echo "![${f##*/}]($dir/${f##*/})"
 		done
 	fi
