@@ -110,6 +110,19 @@ ACCELS=()
 QEMU_CMD=
 FAILED=0
 nboot=$((REPS * ${#LABELS[@]})) boot=0
+vmpid= tailpid=
+# Interrupted (Ctrl-C, kill): take the running guest and the progress
+# reader down too, rather than leave them writing into a later run's log.
+cleanup() {
+	[ -n "$tailpid" ] && kill "$tailpid" 2>/dev/null
+	if [ -n "$vmpid" ]; then
+		pkill -TERM -P "$vmpid" 2>/dev/null
+		kill "$vmpid" 2>/dev/null
+	fi
+	return 0
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
 for rep in $(seq 1 "$REPS"); do
 	for i in "${!LABELS[@]}"; do
 		label=${LABELS[$i]} img=${BOOT_IMAGES[$i]}
@@ -143,6 +156,7 @@ for rep in $(seq 1 "$REPS"); do
 		rc=0
 		wait "$vmpid" || rc=$?
 		wait "$tailpid" 2>/dev/null || true
+		vmpid= tailpid=
 		a=$(sed -n 's/^vm: .*, accel=\([a-z]*\),.*/\1/p' "$dir/vm.log" | head -1)
 		ACCELS+=("${a:-unknown}")
 		[ -z "$QEMU_CMD" ] && [ -s "$dir/qemu-cmdline.txt" ] && QEMU_CMD=$(cat "$dir/qemu-cmdline.txt")
