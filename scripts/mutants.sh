@@ -4,8 +4,8 @@
 # without the RCU deferral, copy from unflagged folios, read a tmpfs hole
 # past the data after it, read a non-uptodate tmpfs folio without its lock).
 # For each: commit it on top of branch `work` as refs/mutants/NAME (the
-# working tree is not touched), build it (guest config, or debug where the patch says
-# "# config: debug"), boot it, run the suite.  A mutant that changes
+# working tree is not touched), build it (guest config, or debug where the
+# patch says "# config: debug"), boot it, run the suite.  A mutant that changes
 # mm/filemap_fast.h is also built into the userspace model
 # (tools/testing/pagecache-model), which runs that very header: the model
 # kills it or not, too.  A mutant that neither kills is a bug in the tests:
