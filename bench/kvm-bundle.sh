@@ -150,7 +150,11 @@ copy results/ back and run bench/report.py there.
     ./run.sh --full             # the long matrix
     ./run.sh --help
 
-Raw consoles of the diagnostic boots: results/*/diag/.
+Raw consoles of the diagnostic boots: results/*/diag/; what serves /dev/kvm:
+results/*/diag/host.txt.  KVM needs VMX or SVM: on a kvm_pvm host (a VM
+without nested virtualisation) KVM emulates the guest kernel instruction by
+instruction, so ./run.sh (--accel auto) runs the matrix under TCG there and
+says why; --accel kvm stops instead.
 EOF
 
 note "packing"

@@ -203,15 +203,19 @@ def vmstat_deltas(resdir):
 
 def caveat(meta):
     accels = meta.get("accel", [])
+    why = meta.get("accel_note") or ""
+    if why:
+        why = f" ({why})"
     if not accels or "tcg" in accels or "unknown" in accels:
-        return ("**Accel: " + (", ".join(accels) or "unknown") + ".** These guests ran under "
+        return ("**Accel: " + (", ".join(accels) or "unknown") + why + ".** These guests ran under "
                 "QEMU TCG (software emulation), not KVM. TCG numbers show that the "
                 "paths work and give the same answers, not how they contend: vCPUs are "
                 "emulated by host threads, atomics and cache-line bouncing cost nothing "
                 "like on hardware, and two runs of the same kernel have differed by 1.5x "
                 "on the 2-core development host. No scaling or speed-up claim may be "
-                "made from these numbers; run the matrix on a KVM host "
-                "(bench/kvm-bundle.sh) for that.")
+                "made from these numbers; run the matrix (bench/kvm-bundle.sh) on a "
+                "KVM host with VMX or SVM for that (a kvm_pvm host runs an unmodified "
+                "guest kernel through KVM's instruction emulator, slower than TCG).")
     return ("Accel: " + ", ".join(accels) + ". Guest vCPUs ran under KVM; absolute "
             "numbers still include virtualisation overhead.")
 
@@ -406,7 +410,7 @@ def check():
     try:
         with open(os.path.join(tmp, "metadata.json"), "w") as f:
             json.dump({"kernels": [{"label": "base"}, {"label": "final"}],
-                       "accel": ["tcg"], "reps": 3}, f)
+                       "accel": ["tcg"], "accel_note": "no KVM: test note", "reps": 3}, f)
         rows = ["kernel,rep,fs,mode,threads,len,ops,seconds,ops_per_sec,mib_per_sec"]
         # base: t1 = 100, 110, 90 ; t2 = 150, 170, 160
         # final: t1 = 200, 220, 180 ; t2 = 380, 400, 390 (rep 3: 390)
@@ -452,6 +456,8 @@ def check():
         text = open(os.path.join(tmp, "report.md")).read()
         if "TCG" not in text:
             fails.append("the TCG caveat is missing from report.md")
+        if "**Accel: tcg (no KVM: test note).**" not in text:
+            fails.append("the reason for TCG (accel_note) is missing from report.md")
         # efficiency of base at 2 threads: 160 / (2 * 100) = 0.80
         if "| ext4 | folio | 16 | 2 | 160 (150-170, 10) | 0.80 |" not in text:
             fails.append("base t=2 row (median 160, eff 0.80) not in report.md")

@@ -106,7 +106,7 @@ make -s -C "$HERE" O="$TOP/build/bench" >&2 || die "make -C bench failed"
 
 note "profile $PROFILE, kernels ${LABELS[*]}, $REPS rep(s), $CPUS CPUs, mem $MEM, out $OUT"
 T0=$SECONDS
-ACCELS=()
+ACCELS=() ACCEL_NOTE=
 QEMU_CMD=
 FAILED=0
 nboot=$((REPS * ${#LABELS[@]})) boot=0
@@ -159,6 +159,7 @@ for rep in $(seq 1 "$REPS"); do
 		vmpid= tailpid=
 		a=$(sed -n 's/^vm: .*, accel=\([a-z]*\),.*/\1/p' "$dir/vm.log" | head -1)
 		ACCELS+=("${a:-unknown}")
+		[ -n "$ACCEL_NOTE" ] || ACCEL_NOTE=$(sed -n 's/^vm: \/dev\/kvm not usable (\(.*\)): falling back to TCG.*/\1/p' "$dir/vm.log" | head -1)
 		[ -z "$QEMU_CMD" ] && [ -s "$dir/qemu-cmdline.txt" ] && QEMU_CMD=$(cat "$dir/qemu-cmdline.txt")
 		if [ "$rc" != 0 ]; then
 			FAILED=$((FAILED + 1))
@@ -173,7 +174,7 @@ done
 # Raw CSV: one file per kind, every boot's rows.
 merge_csv "$OUT"
 
-python3 - "$OUT" "$PROFILE" "$REPS" "$CPUS" "$MEM" "$SECONDS" "$T0" "$QEMU_CMD" \
+ACCEL_NOTE=$ACCEL_NOTE python3 - "$OUT" "$PROFILE" "$REPS" "$CPUS" "$MEM" "$SECONDS" "$T0" "$QEMU_CMD" \
 	"${#LABELS[@]}" "${LABELS[@]}" "${IMAGES[@]}" "${ACCELS[@]}" <<'EOF'
 import hashlib, json, os, platform, subprocess, sys
 out, profile, reps, cpus, mem, now, t0, qemu_cmd, n = sys.argv[1:10]
@@ -212,6 +213,7 @@ meta = {
     "kernels": kernels,
     "accel_per_boot": accels,
     "accel": sorted(set(accels)),
+    "accel_note": os.environ.get("ACCEL_NOTE", ""),
     "qemu_command": qemu_cmd.strip(),
     "qemu_version": cmd("qemu-system-x86_64", "--version"),
     "host_cpu_model": cpu,
