@@ -131,6 +131,36 @@ def main():
         for (fs,), (b, o, m, lo, hi, n) in sorted(res.items()):
             out.append("  git grep, %s: seconds %.2f -> %.2f, %.2f (%.2f-%.2f)"
                        % (fs, b, o, m, lo, hi))
+    um = rows(os.path.join(d, "uml", "uml.csv"))
+    if um:
+        ukern = sorted({r["kernel"] for r in um})
+        ub = "base" if "base" in ukern else ukern[0]
+        uo = "final" if "final" in ukern else ukern[-1]
+        res = paired(um, lambda r: (r["fs"], r["file"], int(r["len"]), r["mode"]),
+                     "ns_per_read", uo, ub)
+        if res:
+            n = max(v[5] for v in res.values())
+            out.append("")
+            out.append(wrap(
+                "On the host's real CPU (%s), one CPU, in User-Mode Linux: "
+                "one kernel_read() timed inside the kernel, ns per read "
+                "(median of %d boots each, alternating), speed %s/%s as "
+                "median (min-max) of per-boot ratios; > 1 is faster "
+                "(%s/uml/uml.csv):" % (meta.get("host_cpu_model"), n, uo, ub, rel)))
+            out.append("")
+            out.append("  %-6s %-6s %-7s %-5s %8s %8s  %s" % ("fs", "file", "read", "at", ub, uo, "speed"))
+            size = lambda v: "%d %s" % ((v >> 20, "MiB") if v >= 1 << 20 else (v >> 10, "KiB") if v >= 1024 else (v, "B"))
+            order = lambda k: (k[0] != "tmpfs", k[0], k[1] != "normal", k[1], k[3], k[2])
+            for k in sorted(res, key=order):
+                fs, file, ln, mode = k
+                if file != "normal" and ln < 65536:
+                    continue
+                # paired(um, .., uo, ub): ratios ub/uo, i.e. base ns over
+                # final ns, the speed
+                o, b, m, lo, hi, _ = res[k]
+                out.append("  %-6s %-6s %-7s %-5s %8.1f %8.1f  %.2f (%.2f-%.2f)"
+                           % (fs, file, size(ln), "0" if mode == "0" else "seq", b, o,
+                              m, lo, hi))
     mb = rows(os.path.join(d, "model-bench.csv"))
     if mb:
         out.append("")

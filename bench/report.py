@@ -333,6 +333,15 @@ def report(resdir, base=None, plots=True):
               "eff = parallel efficiency ops(N)/(N x ops(1)).")
     md.append("")
     result = {"kernels": kernels, "base": base}
+    uml = os.path.join(resdir, "uml", "report.md")
+    if os.path.exists(uml):
+        lines = open(uml).read().splitlines()
+        if lines and lines[0].startswith("# "):
+            lines = lines[1:]
+        md += ["## Real CPU, one CPU: reads inside User-Mode Linux (uml/)", ""]
+        md += [ln.replace("# ", "### ", 1) if ln.startswith("# ") else ln for ln in lines]
+        md.append("")
+        result["uml"] = True
     if pread:
         table, summary, ratios = pread_tables(pread, kernels, base)
         result["pread"], result["pread_ratio"] = summary, ratios

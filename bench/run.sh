@@ -8,7 +8,9 @@
 #
 # The same settings from the environment: KERNELS, CPUS (default: all host
 # CPUs), REPS (default 3), FULL=1, SMOKE=1, MEM (default 2G; 4G with FULL),
-# OUT (default results/<UTC date>-<git short commit>/), ACCEL (auto|kvm|tcg).
+# OUT (default results/<UTC date>-<git short commit>/), ACCEL (auto|kvm|tcg),
+# UML=0 (skip bench/uml/run.sh: base vs final on the real CPU, one CPU, in
+# User-Mode Linux; UML_REPS boots each, default 5; OUT/uml/).
 # Default kernels: base=build/images/base/guest/bzImage and
 # final=build/images/final/guest/bzImage.
 #
@@ -271,6 +273,18 @@ if [ "$SMOKE" != 1 ] && [ -f "$TOP/build/linux/mm/filemap_fast.h" ]; then
 	fi
 fi
 
+# The same reads on the host's real CPU, one CPU, in User-Mode Linux: base
+# and final (the tag and branch of build/linux, whatever KERNELS holds).
+UML_FAILED=0
+if [ "${UML:-1}" = 1 ] && [ "$(uname -m)" = x86_64 ]; then
+	uml_args=(--reps "${UML_REPS:-5}")
+	[ "$SMOKE" = 1 ] && uml_args=(--kernels "final=work" --reps 1 --scale 0.02)
+	note "uml: page cache reads on a real CPU (bench/uml/run.sh ${uml_args[*]})"
+	"$HERE/uml/run.sh" "${uml_args[@]}" --out "$OUT/uml" >"$OUT/uml.log" 2>&1 ||
+		{ tail -15 "$OUT/uml.log" >&2; UML_FAILED=1; }
+	grep '^uml: \[' "$OUT/uml.log" | tail -2 >&2 || true
+fi
+
 note "raw CSV, metadata.json, reproducer.sh in $OUT ($((SECONDS - T0)) s)"
 if [ "$REPORT" = 1 ]; then
 	python3 "$HERE/report.py" "$OUT" || die "report.py failed"
@@ -279,3 +293,4 @@ fi
 if [ "$FAILED" != 0 ]; then
 	die "$FAILED of $nboot boots failed (see raw/*/vm.log)"
 fi
+[ "$UML_FAILED" = 0 ] || die "the UML run failed (see $OUT/uml.log)"

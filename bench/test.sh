@@ -66,4 +66,10 @@ t "scripts parse (bash -n, sh -n, busybox sh -n)" bash -c "
 	  busybox sh -n '$HERE/fio/table.sh' && busybox sh -n '$HERE/bundle/init'; }; }"
 t "run.sh rejects a missing kernel with a clear error" \
 	output_has "no kernel image /nonexistent" expect 1 env KERNELS=x=/nonexistent OUT="$dir/r" "$HERE/run.sh" --smoke
+t "uml/report.py --check: medians, min-max, paired speed ratios" "$HERE/uml/report.py" --check
+t "uml/run.sh parses; rejects --scale 0, --reps x, a kernel without =REV" bash -c "
+	bash -n '$HERE/uml/run.sh' &&
+	'$HERE/uml/run.sh' --scale 0 --out '$dir/u' 2>&1 | grep -q 'scale wants a positive number' &&
+	'$HERE/uml/run.sh' --reps x --out '$dir/u' 2>&1 | grep -q 'reps wants a positive integer' &&
+	'$HERE/uml/run.sh' --kernels base --out '$dir/u' 2>&1 | grep -q 'LABEL=REV pairs'"
 tap_done
