@@ -12,6 +12,7 @@ be traced.  scripts/export.sh puts it where cover/cover-letter.txt says
 """
 
 import csv
+import importlib.util
 import json
 import os
 import statistics
@@ -61,6 +62,15 @@ def paired(data, key, val, base, other):
                       statistics.median(ratios), min(ratios), max(ratios),
                       len(ratios))
     return out
+
+
+def uml_report():
+    """bench/uml/report.py as a module: its analyse() and size()."""
+    spec = importlib.util.spec_from_file_location(
+        "uml_report", os.path.join(TOP, "bench", "uml", "report.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
 
 
 def wrap(text):
@@ -131,36 +141,29 @@ def main():
         for (fs,), (b, o, m, lo, hi, n) in sorted(res.items()):
             out.append("  git grep, %s: seconds %.2f -> %.2f, %.2f (%.2f-%.2f)"
                        % (fs, b, o, m, lo, hi))
-    um = rows(os.path.join(d, "uml", "uml.csv"))
-    if um:
-        ukern = sorted({r["kernel"] for r in um})
-        ub = "base" if "base" in ukern else ukern[0]
-        uo = "final" if "final" in ukern else ukern[-1]
-        res = paired(um, lambda r: (r["fs"], r["file"], int(r["len"]), r["mode"]),
-                     "ns_per_read", uo, ub)
-        if res:
-            n = max(v[5] for v in res.values())
+    if os.path.exists(os.path.join(d, "uml", "uml.csv")):
+        um = uml_report()
+        _, ulabels, res = um.analyse(os.path.join(d, "uml"))
+        ub, uo = ulabels[0], ulabels[-1]
+        speed = uo + "/" + ub
+        if uo != ub and any(speed in r for r in res.values()):
             out.append("")
             out.append(wrap(
                 "On the host's real CPU (%s), one CPU, in User-Mode Linux: "
                 "one kernel_read() timed inside the kernel, ns per read "
                 "(median of %d boots each, alternating), speed %s/%s as "
                 "median (min-max) of per-boot ratios; > 1 is faster "
-                "(%s/uml/uml.csv):" % (meta.get("host_cpu_model"), n, uo, ub, rel)))
+                "(%s/uml/uml.csv):" % (meta.get("host_cpu_model"),
+                                       json.load(open(os.path.join(d, "uml", "metadata.json")))["reps"],
+                                       uo, ub, rel)))
             out.append("")
             out.append("  %-6s %-6s %-7s %-5s %8s %8s  %s" % ("fs", "file", "read", "at", ub, uo, "speed"))
-            size = lambda v: "%d %s" % ((v >> 20, "MiB") if v >= 1 << 20 else (v >> 10, "KiB") if v >= 1024 else (v, "B"))
-            order = lambda k: (k[0] != "tmpfs", k[0], k[1] != "normal", k[1], k[3], k[2])
-            for k in sorted(res, key=order):
-                fs, file, ln, mode = k
-                if file != "normal" and ln < 65536:
+            for (fs, file, ln, mode), r in res.items():
+                if (file != "normal" and ln < 65536) or speed not in r:
                     continue
-                # paired(um, .., uo, ub): ratios ub/uo, i.e. base ns over
-                # final ns, the speed
-                o, b, m, lo, hi, _ = res[k]
                 out.append("  %-6s %-6s %-7s %-5s %8.1f %8.1f  %.2f (%.2f-%.2f)"
-                           % (fs, file, size(ln), "0" if mode == "0" else "seq", b, o,
-                              m, lo, hi))
+                           % ((fs, file, um.size(ln), "0" if mode == "0" else "seq",
+                               r[ub][0], r[uo][0]) + r[speed]))
     mb = rows(os.path.join(d, "model-bench.csv"))
     if mb:
         out.append("")

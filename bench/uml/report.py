@@ -37,12 +37,38 @@ def load(d):
     return rows
 
 
-def report(d):
+def order(key):
+    """Rows: tmpfs first, written files first, offset 0 before sequential."""
+    return (key[0] != "tmpfs", key[0], key[1] != "normal", key[1], key[3], key[2])
+
+
+def analyse(d):
+    """(meta, labels, res): res[(fs, file, len, mode)][label] is (median,
+    min, max) ns per read over the boots; res[...]["label/base"] is (median,
+    min, max) of the per-boot speed ratios base ns / label ns."""
     meta = json.load(open(os.path.join(d, "metadata.json")))
     labels = [k["label"] for k in meta["kernels"]]
     base = labels[0]
     rows = load(d)
     res = {}
+    for key in sorted(rows, key=order):
+        per = rows[key]
+        res[key] = {}
+        for lb in labels:
+            v = list(per.get(lb, {}).values())
+            if v:
+                res[key][lb] = (statistics.median(v), min(v), max(v))
+        for lb in labels[1:]:
+            b, k = per.get(base, {}), per.get(lb, {})
+            rs = [b[r] / k[r] for r in sorted(set(b) & set(k)) if k[r] > 0]
+            if rs:
+                res[key][lb + "/" + base] = (statistics.median(rs), min(rs), max(rs))
+    return meta, labels, res
+
+
+def report(d):
+    meta, labels, res = analyse(d)
+    base = labels[0]
     md = ["# Page cache read cost on a real CPU (User-Mode Linux)", "",
           f"Host: {meta.get('host_cpu_model')}, {meta.get('host_cpus')} CPUs, "
           f"host kernel {meta.get('host_kernel')}; {meta.get('uml')}; "
@@ -62,26 +88,13 @@ def report(d):
         head += f" {lb}/{base} speed (min-max) |"
         sep += "---|"
     md += [head, sep]
-    for key in sorted(rows, key=lambda k: (k[0] != "tmpfs", k[0], k[1] != "normal", k[1], k[3], k[2])):
-        per = rows[key]
+    for key, r in res.items():
         line = f"| {key[0]} | {key[1]} | {size(key[2])} | {MODES.get(key[3], key[3])} |"
-        res[key] = {}
         for lb in labels:
-            v = list(per.get(lb, {}).values())
-            if v:
-                med = statistics.median(v)
-                res[key][lb] = (med, min(v), max(v))
-                line += f" {med:.1f} ({min(v):.1f}-{max(v):.1f}) |"
-            else:
-                line += " - |"
+            line += " %.1f (%.1f-%.1f) |" % r[lb] if lb in r else " - |"
         for lb in labels[1:]:
-            b, k = per.get(base, {}), per.get(lb, {})
-            rs = [b[r] / k[r] for r in sorted(set(b) & set(k)) if k[r] > 0]
-            if rs:
-                res[key][lb + "/" + base] = (statistics.median(rs), min(rs), max(rs))
-                line += f" {statistics.median(rs):.2f} ({min(rs):.2f}-{max(rs):.2f}) |"
-            else:
-                line += " - |"
+            q = lb + "/" + base
+            line += " %.2f (%.2f-%.2f) |" % r[q] if q in r else " - |"
         md.append(line)
     md.append("")
     vm = os.path.join(d, "vmstat.txt")
