@@ -72,4 +72,13 @@ t "uml/run.sh parses; rejects --scale 0, --reps x, a kernel without =REV" bash -
 	'$HERE/uml/run.sh' --scale 0 --out '$dir/u' 2>&1 | grep -q 'scale wants a positive number' &&
 	'$HERE/uml/run.sh' --reps x --out '$dir/u' 2>&1 | grep -q 'reps wants a positive integer' &&
 	'$HERE/uml/run.sh' --kernels base --out '$dir/u' 2>&1 | grep -q 'LABEL=REV pairs'"
+t "uml/ab/report.py --check: paired speed per boot, rows without 6.12 left out" "$HERE/uml/ab/report.py" --check
+t "uml/ab/run.sh parses; rejects --boots 0, --rounds 5000" bash -c "
+	bash -n '$HERE/uml/ab/run.sh' &&
+	'$HERE/uml/ab/run.sh' --boots 0 2>&1 | grep -q 'boots wants a positive integer' &&
+	'$HERE/uml/ab/run.sh' --rounds 5000 2>&1 | grep -q 'rounds wants an integer 1..1000'"
+t "uml/ab/knob.patch applies to mm/shmem.c of branch work" bash -c "
+	k='$HERE/../build/linux' t=\$(mktemp -d) && trap 'rm -rf \$t' EXIT &&
+	git -C \$k archive work mm/shmem.c | tar -x -C \$t &&
+	cd \$t && git apply --check '$HERE/uml/ab/knob.patch'"
 tap_done

@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""report.md for a bench/uml/ab/run.sh result folder (ab.csv, metadata.json).
+
+Per row (file, read size, offsets): the speed of the series' tmpfs read loop
+(variant 0) and of the series without the filemap_read_hot() call (variant
+2) relative to 6.12's loop (variant 1) in the same boot: per boot, the
+median over the rounds of the paired ratio (and its quartiles), and the mean
+ns per read of 6.12's loop and of the series.
+
+    bench/uml/ab/report.py DIR      write DIR/report.md, print it
+    bench/uml/ab/report.py --check  self-test on synthetic data
+"""
+import csv
+import json
+import os
+import shutil
+import sys
+import tempfile
+
+MODES = {"0": "offset 0", "1": "sequential"}
+FILES = ["normal", "falloc", "hole"]
+
+
+def size(n):
+    n = int(n)
+    for unit, div in (("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= div and n % div == 0:
+            return f"{n // div} {unit}"
+    return f"{n} B"
+
+
+def load(d):
+    """{(file, len, mode): {variant: [(boot, ratio, q1, q3, ns), ...]}}"""
+    rows = {}
+    with open(os.path.join(d, "ab.csv")) as f:
+        for r in csv.DictReader(f):
+            key = (r["file"], int(r["len"]), r["mode"])
+            rows.setdefault(key, {}).setdefault(r["variant"], []).append(
+                (int(r["boot"]), int(r["ratio_x10000"]) / 1e4, int(r["q1_x10000"]) / 1e4,
+                 int(r["q3_x10000"]) / 1e4, int(r["ns_x100"]) / 100))
+    return rows
+
+
+def order(key):
+    f, n, mode = key
+    return (FILES.index(f) if f in FILES else len(FILES), f, mode != "0", n)
+
+
+def speeds(per_boot):
+    return ", ".join(f"{r:.2f} ({lo:.2f}-{hi:.2f})" for _, r, lo, hi, _ in sorted(per_boot))
+
+
+def mean_ns(per_boot):
+    return sum(x[4] for x in per_boot) / len(per_boot)
+
+
+def report(d):
+    rows = load(d)
+    meta = json.load(open(os.path.join(d, "metadata.json")))
+    out = ["# tmpfs read loop: the series against 6.12's, in one boot (User-Mode Linux)", ""]
+    out.append(f"Host: {meta.get('host_cpu_model', '?')}, {meta.get('host_cpus', '?')} CPUs, "
+               f"host kernel {meta.get('host_kernel', '?')}; {meta.get('uml', '')}; "
+               f"{meta['boots']} boot(s), {meta['rounds']} rounds per row; "
+               f"{meta.get('wall_seconds', '?')} s of boots.")
+    out.append("")
+    out.append(f"Kernel: {meta['commit'][:12]} + {meta['patch']} (6.12's shmem_file_read_iter() "
+               "beside the series', picked per batch of reads). Speed = ns of 6.12's loop / ns of "
+               "the variant, paired within each round (> 1: faster than 6.12); per boot, the "
+               "median over the rounds and (quartiles). tmpfs huge=never, 64 MiB files: one CPU "
+               "and no THP, so neither contention nor large folios.")
+    out.append("")
+    out.append("| file | read | offsets | 6.12 ns | series ns | series speed per boot | "
+               "without filemap_read_hot() |")
+    out.append("|---|---|---|---|---|---|---|")
+    for key in sorted(rows, key=order):
+        v = rows[key]
+        if not all(k in v for k in ("0", "1", "2")):
+            continue
+        f, n, mode = key
+        out.append(f"| {f} | {size(n)} | {MODES.get(mode, mode)} | {mean_ns(v['1']):.1f} | "
+                   f"{mean_ns(v['0']):.1f} | {speeds(v['0'])} | {speeds(v['2'])} |")
+    text = "\n".join(out) + "\n"
+    with open(os.path.join(d, "report.md"), "w") as f:
+        f.write(text)
+    return text
+
+
+def check():
+    d = tempfile.mkdtemp()
+    try:
+        with open(os.path.join(d, "ab.csv"), "w") as f:
+            f.write("boot,file,len,mode,variant,ratio_x10000,q1_x10000,q3_x10000,ns_x100\n")
+            for boot in (1, 2):
+                for var, ratio, ns in (("1", 10000, 20000), ("0", 11000, 18182), ("2", 10500, 19048)):
+                    f.write(f"{boot},hole,65536,1,{var},{ratio},{ratio - 500},{ratio + 500},{ns}\n")
+                    f.write(f"{boot},normal,4096,0,{var},{ratio},{ratio - 100},{ratio + 100},{ns}\n")
+            f.write("1,falloc,4096,1,0,10000,9000,11000,100\n")  # no 6.12 row: left out
+        with open(os.path.join(d, "metadata.json"), "w") as f:
+            json.dump({"boots": 2, "rounds": 300, "commit": "0123456789abcdef",
+                       "patch": "bench/uml/ab/knob.patch"}, f)
+        text = report(d)
+        lines = [l for l in text.splitlines() if l.startswith("| ") and not l.startswith("| file")]
+        assert len(lines) == 2, lines
+        assert lines[0].startswith("| normal | 4 KiB | offset 0 | 200.0 | 181.8 | "
+                                   "1.10 (1.09-1.11), 1.10 (1.09-1.11) | 1.05"), lines[0]
+        assert lines[1].startswith("| hole | 64 KiB | sequential |"), lines[1]
+        assert "1.10 (1.05-1.15)" in lines[1], lines[1]
+        print("ok - bench/uml/ab/report.py self-test")
+    finally:
+        shutil.rmtree(d)
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] == ["--check"]:
+        check()
+    elif len(sys.argv) == 2:
+        print(report(sys.argv[1]), end="")
+    else:
+        sys.exit(__doc__)

@@ -1,0 +1,150 @@
+#!/usr/bin/env bash
+# bench/uml/ab/run.sh (make bench-uml-ab): patch 6's tmpfs read loop against
+# 6.12's, in one boot of one User-Mode Linux kernel, on this host's real CPU.
+#
+#   bench/uml/ab/run.sh [--rev REV] [--boots N] [--rounds N] [--out DIR]
+#                       [--src DIR] [--obj DIR]
+#
+# Why one boot: boots of two UML kernels here differ by more than the
+# series changes a read (whole rows ran 1.7x slower for seconds at a time
+# on a shared host), and streaming rows also moved by a few percent with
+# the kernel image alone.  So knob.patch puts 6.12's shmem_file_read_iter()
+# beside the series' into one kernel (REV, default branch work, plus the
+# patch: an experiment build, never posted), selected by a global variable
+# that pcbab.ko flips between batches of reads.  Each row is 300 rounds of
+# one batch per variant, order alternating; the report gives the median of
+# the per-round speed ratios over 6.12's loop, and its quartiles.
+# Variants: 0 = the series (filemap_read_hot() then patch 6's loop),
+# 1 = 6.12's loop, 2 = the series without the filemap_read_hot() call.
+#
+# The source is a worktree of build/linux (--src, default build/linux-ab)
+# with knob.patch applied; objects in --obj (default build/uml/ab), with
+# ARCH=um defconfig + bench/uml/uml.config like bench/uml/run.sh.  Output
+# (default results/<UTC date>-uml-ab/): ab.csv, logs, metadata.json,
+# report.md.  One CPU and no THP, as for bench/uml/run.sh.
+. "$(dirname "$0")/../../../scripts/lib.sh"
+
+AB=$TOP/bench/uml/ab
+REV=$WORK_BRANCH BOOTS=2 ROUNDS=300 OUT='' SRC=$BUILD/linux-ab OBJ=$BUILD/uml/ab
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--rev) REV=$2; shift ;;
+	--boots) BOOTS=$2; shift ;;
+	--rounds) ROUNDS=$2; shift ;;
+	--out) OUT=$2; shift ;;
+	--src) SRC=$2; shift ;;
+	--obj) OBJ=$2; shift ;;
+	-h | --help) sed -n '2,/^\. /p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+	*) die "unknown option $1 (bench/uml/ab/run.sh --help)" ;;
+	esac
+	shift
+done
+[[ "$BOOTS" =~ ^[1-9][0-9]*$ ]] || die "--boots wants a positive integer, not '$BOOTS'"
+[[ "$ROUNDS" =~ ^[1-9][0-9]*$ ]] && [ "$ROUNDS" -le 1000 ] ||
+	die "--rounds wants an integer 1..1000, not '$ROUNDS'"
+[ "$(uname -m)" = x86_64 ] || die "UML here is built for x86_64 hosts, not $(uname -m)"
+for t in busybox python3; do
+	command -v "$t" >/dev/null || die "$t not found (make deps)"
+done
+BUSYBOX=$(command -v busybox)
+SRC=$(realpath -m "$SRC") OBJ=$(realpath -m "$OBJ")
+
+# 1. The experiment kernel: REV plus knob.patch, in its own worktree.
+sha=$(kgit rev-parse --verify "$REV^{commit}" 2>/dev/null) ||
+	die "no commit '$REV' in $KSRC (make tree)"
+if [ ! -e "$SRC/.git" ]; then
+	kgit worktree prune
+	kgit worktree add -q --detach "$SRC" "$sha"
+fi
+git -C "$SRC" checkout -q -f --detach "$sha"
+git -C "$SRC" apply "$AB/knob.patch" ||
+	die "knob.patch does not apply to $REV: regenerate it (see its header)"
+mkdir -p "$OBJ"
+if [ ! -f "$OBJ/.config" ] || [ "$TOP/bench/uml/uml.config" -nt "$OBJ/.config" ]; then
+	make -s -C "$SRC" ARCH=um O="$OBJ" defconfig >/dev/null
+	"$SRC/scripts/kconfig/merge_config.sh" -m -O "$OBJ" "$OBJ/.config" \
+		"$TOP/bench/uml/uml.config" >/dev/null
+	make -s -C "$SRC" ARCH=um O="$OBJ" olddefconfig >/dev/null
+fi
+t=$SECONDS
+note "uml-ab: building $(kgit log -1 --format='%h %s' "$sha") + knob.patch"
+make -s -C "$SRC" ARCH=um O="$OBJ" CC="$KCC" -j"$(nproc)" linux modules >"$OBJ/build.log" 2>&1 ||
+	{ tail -20 "$OBJ/build.log" >&2; die "UML build failed ($OBJ/build.log)"; }
+rm -rf "$OBJ-mod"
+mkdir -p "$OBJ-mod"
+cp "$AB/pcbab.c" "$AB/Kbuild" "$OBJ-mod/"
+make -s -C "$OBJ" ARCH=um CC="$KCC" M="$OBJ-mod" modules >"$OBJ-mod/build.log" 2>&1 ||
+	{ tail -20 "$OBJ-mod/build.log" >&2; die "pcbab.ko failed ($OBJ-mod/build.log)"; }
+note "uml-ab: built ($((SECONDS - t)) s)"
+
+OUT=${OUT:-$TOP/results/$(date -u +%Y%m%dT%H%M%SZ)-uml-ab}
+mkdir -p "$OUT/logs"
+OUT=$(cd "$OUT" && pwd)
+
+# 2. The guest: tmpfs huge=never, 64 MiB written, fallocated and sparse
+# files, as bench/uml/run.sh; rows of 4 KiB at offset 0 and 4 KiB, 64 KiB
+# and 1 MiB sequential (the fio table's sizes).
+RUN=$(mktemp -d "$BUILD/uml/run-ab.XXXXXX")
+trap 'rm -rf "$RUN"' EXIT
+sed "s|@BUSYBOX@|$BUSYBOX|" >"$RUN/guest.sh" <<'EOF'
+#!@BUSYBOX@ sh
+b=@BUSYBOX@
+fail() { echo "pcbab-guest: error: $*"; echo BENCH-FAILED; $b poweroff -f; exit 1; }
+$b mount -t proc proc /proc || fail proc
+$b mount -t tmpfs -o size=16m top /mnt && $b mkdir /mnt/t || fail "tmpfs on /mnt"
+$b mount -t tmpfs -o size=400m,huge=never t /mnt/t || fail tmpfs
+$b dd if=/dev/urandom of=/mnt/t/normal bs=1M count=64 2>/dev/null || fail "write file"
+$b fallocate -l 64M /mnt/t/falloc || fail fallocate
+$b truncate -s 64M /mnt/t/hole || fail truncate
+row() { # file len mode iters
+	$b dmesg -c >/dev/null
+	$b insmod "$pcb_ko" path="/mnt/t/$1" len="$2" mode="$3" iters="$4" \
+		rounds="$pcb_rounds" variants=1,0,2 2>/dev/null
+	# busybox insmod tries init_module() after finit_module() fails
+	# (-ECANCELED), so the rows may come twice: keep the last three.
+	r=$($b dmesg | $b grep 'pcbab: .* ratio_x10000=' | $b tail -3)
+	[ "$(echo "$r" | $b grep -c .)" = 3 ] ||
+		fail "no result for $1 len $2 mode $3: $($b dmesg | $b tail -3 | $b tr '\n' ' ')"
+	echo "$r" | $b sed -n "s/.*pcbab: [^ ]* len=\([0-9]*\) mode=\([0-9]\) variant=\([0-9]\) ratio_x10000=\([0-9]*\) q1=\([0-9]*\) q3=\([0-9]*\) ns_x100=\([0-9]*\)$/ROW,$pcb_boot,$1,\1,\2,\3,\4,\5,\6,\7/p"
+}
+for f in normal falloc hole; do
+	[ $f = normal ] && row $f 4096 0 2000
+	row $f 4096 1 2000
+	row $f 65536 1 200
+	row $f 1048576 1 12
+done
+echo BENCH-DONE
+$b poweroff -f
+EOF
+chmod +x "$RUN/guest.sh"
+
+echo "boot,file,len,mode,variant,ratio_x10000,q1_x10000,q3_x10000,ns_x100" >"$OUT/ab.csv"
+T0=$SECONDS
+for boot in $(seq 1 "$BOOTS"); do
+	log=$OUT/logs/boot$boot.log t=$SECONDS rc=0
+	timeout -s KILL 900 "$OBJ/linux" mem=1G rootfstype=hostfs rootflags=/ ro \
+		init="$RUN/guest.sh" con=null con0=null,fd:1 \
+		umid="pcbab$$" uml_dir="$RUN" pcb_boot="$boot" pcb_rounds="$ROUNDS" \
+		pcb_ko="$OBJ-mod/pcbab.ko" </dev/null >"$log" 2>&1 || rc=$?
+	grep -q '^BENCH-DONE' "$log" ||
+		{ tail -15 "$log" >&2; die "boot $boot/$BOOTS failed (exit $rc, $log)"; }
+	grep '^ROW,' "$log" | sed 's/^ROW,//' >>"$OUT/ab.csv"
+	note "uml-ab: boot $boot/$BOOTS: $(grep -c '^ROW,' "$log") rows ($((SECONDS - t)) s)"
+done
+
+python3 - "$OUT" "$BOOTS" "$ROUNDS" "$((SECONDS - T0))" "$sha" <<'EOF'
+import json, os, platform, sys
+out, boots, rounds, wall, sha = sys.argv[1:6]
+cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo")
+            if l.startswith("model name")), "unknown")
+meta = {"kind": "uml-ab", "boots": int(boots), "rounds": int(rounds),
+        "wall_seconds": int(wall), "commit": sha, "patch": "bench/uml/ab/knob.patch",
+        "variants": {"0": "series", "1": "6.12 shmem loop", "2": "series without filemap_read_hot()"},
+        "uml": "ARCH=um defconfig + bench/uml/uml.config, mem=1G, hostfs root, 1 CPU",
+        "host_cpu_model": cpu, "host_cpus": os.cpu_count(), "host_kernel": platform.release()}
+with open(os.path.join(out, "metadata.json"), "w") as f:
+    json.dump(meta, f, indent=2)
+    f.write("\n")
+EOF
+python3 "$AB/report.py" "$OUT"
+note "uml-ab: results in $OUT ($((SECONDS - T0)) s of boots)"
