@@ -6,7 +6,7 @@ CONFIG ?= guest
 .PHONY: help deps tree export export-check build build-base build-debug \
 	boundaries vm check check-debug test-workbench clean distclean \
 	sync sync-selftests selftests mutants model model-check model-bench \
-	lint bench bench-smoke bench-uml bench-uml-ab kvm-bundle send-check send
+	lint bench bench-smoke bench-uml bench-uml-ab bench-ab-vm kvm-bundle send-check send
 
 help:
 	@echo "pagecache-rcu: RCU page-cache reads for Linux 6.12 (see README.md)"
@@ -39,6 +39,8 @@ help:
 	@echo "                     Linux, one CPU; bench/uml/run.sh --help), results/<date>-uml"
 	@echo "  make bench-uml-ab  patch 6's tmpfs read loop vs 6.12's in one UML boot"
 	@echo "                     (bench/uml/ab/run.sh --help), results/<date>-uml-ab"
+	@echo "  make bench-ab-vm   the same in one boot of the x86 guest, THP on and off"
+	@echo "                     (bench/ab-vm.sh --help), results/<date>-ab-vm"
 	@echo "  make kvm-bundle    build/pagecache-bench.tar.gz: the matrix for a KVM host without QEMU"
 	@echo "  make send-check    sign-off, get_maintainer.pl recipients, git send-email --dry-run"
 	@echo "  make send          the same, for real (asks first)"
@@ -96,6 +98,8 @@ bench-uml: tree
 	bench/uml/run.sh
 bench-uml-ab: tree
 	bench/uml/ab/run.sh
+bench-ab-vm: tree
+	bench/ab-vm.sh
 kvm-bundle: build build-base
 	bench/kvm-bundle.sh
 send-check: tree

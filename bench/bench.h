@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * bench.h: what the benchmark programs (pread.c, logreread.c) share: the
+ * bench.h: what the benchmark programs (pread.c, logreread.c, abread.c) share: the
  * start/stop/failure block their workers see through MAP_SHARED memory, the
  * error exits, the clock, the file system name and strict option parsing (a
  * malformed number is an error, never a silent 0).
@@ -43,8 +43,8 @@ struct bench_ctl {
 	char msg[256];
 };
 
-/* Set by the program once its shared memory is mapped. */
-static struct bench_ctl *ctl;
+/* Set by the program once its shared memory is mapped (abread has none). */
+static struct bench_ctl *ctl __attribute__((unused));
 
 /* Errors are "PROGRAM: error: ..." on stderr and exit status 1. */
 static void __attribute__((format(printf, 1, 2), noreturn)) die(const char *fmt, ...)
@@ -60,7 +60,7 @@ static void __attribute__((format(printf, 1, 2), noreturn)) die(const char *fmt,
 }
 
 /* Worker failure: record the first message, tell everyone to stop. */
-static void __attribute__((format(printf, 1, 2))) fail(const char *fmt, ...)
+static inline void __attribute__((format(printf, 1, 2))) fail(const char *fmt, ...)
 {
 	va_list ap;
 

@@ -8,6 +8,8 @@ median over the rounds of the paired ratio (and its quartiles), and the mean
 ns per read of 6.12's loop and of the series.
 
     bench/uml/ab/report.py DIR      write DIR/report.md, print it
+    bench/uml/ab/report.py --guest DIR  the same from DIR/ab-guest.csv
+                                    (bench/ab-guest.sh in an x86 guest: THP too)
     bench/uml/ab/report.py --check  self-test on synthetic data
 """
 import csv
@@ -85,6 +87,40 @@ def report(d):
     return text
 
 
+def guest_report(d):
+    rows = {}
+    with open(os.path.join(d, "ab-guest.csv")) as f:
+        for r in csv.DictReader(f):
+            rows.setdefault((r["thp"], r["file"], int(r["len"])), {})[r["variant"]] = r
+    meta = {}
+    if os.path.exists(os.path.join(d, "metadata.json")):
+        meta = json.load(open(os.path.join(d, "metadata.json")))
+    out = ["# tmpfs read loop: the series against 6.12's, in one boot of an x86 guest", ""]
+    out.append(f"Guest: {meta.get('guest', '?')}; kernel {meta.get('commit', '?')[:12]} + "
+               "bench/uml/ab/knob.patch; bench/abread flips "
+               "/sys/module/shmem/parameters/read_exp between batches of sequential pread()s "
+               f"({meta.get('rounds', '?')} rounds per row). Speed = ns of 6.12's loop / ns of "
+               "the variant, median of the per-round ratios (quartiles); > 1: faster. "
+               f"{meta.get('accel_note', '')}")
+    out.append("")
+    out.append("| tmpfs huge= | file | read | 6.12 ns | series ns | series speed | "
+               "without filemap_read_hot() |")
+    out.append("|---|---|---|---|---|---|---|")
+    thp_order = {"never": 0, "always": 1}
+    for key in sorted(rows, key=lambda k: (thp_order.get(k[0], 9), order((k[1], k[2], "1")))):
+        v = rows[key]
+        if not all(k in v for k in ("0", "1", "2")):
+            continue
+        thp, f, n = key
+        cell = lambda r: f"{float(r['ratio']):.2f} ({float(r['q1']):.2f}-{float(r['q3']):.2f})"
+        out.append(f"| {thp} | {f} | {size(n)} | {float(v['1']['ns_per_read']):.0f} | "
+                   f"{float(v['0']['ns_per_read']):.0f} | {cell(v['0'])} | {cell(v['2'])} |")
+    text = "\n".join(out) + "\n"
+    with open(os.path.join(d, "report.md"), "w") as f:
+        f.write(text)
+    return text
+
+
 def check():
     d = tempfile.mkdtemp()
     try:
@@ -105,6 +141,17 @@ def check():
                                    "1.10 (1.09-1.11), 1.10 (1.09-1.11) | 1.05"), lines[0]
         assert lines[1].startswith("| hole | 64 KiB | sequential |"), lines[1]
         assert "1.10 (1.05-1.15)" in lines[1], lines[1]
+        with open(os.path.join(d, "ab-guest.csv"), "w") as f:
+            f.write("thp,file,len,variant,ratio,q1,q3,ns_per_read\n")
+            for thp in ("always", "never"):
+                f.write(f"{thp},normal,65536,1,1.0000,1.0000,1.0000,5000.0\n")
+                f.write(f"{thp},normal,65536,0,1.2500,1.2000,1.3000,4000.0\n")
+                f.write(f"{thp},normal,65536,2,1.2400,1.1000,1.3000,4032.3\n")
+            f.write("never,hole,4096,0,1.0,1.0,1.0,1.0\n")  # no 6.12 row: left out
+        lines = [l for l in guest_report(d).splitlines() if l.startswith("| ") and not l.startswith("| tmpfs")]
+        assert len(lines) == 2, lines
+        assert lines[0] == "| never | normal | 64 KiB | 5000 | 4000 | 1.25 (1.20-1.30) | 1.24 (1.10-1.30) |", lines[0]
+        assert lines[1].startswith("| always |"), lines[1]
         print("ok - bench/uml/ab/report.py self-test")
     finally:
         shutil.rmtree(d)
@@ -113,6 +160,8 @@ def check():
 if __name__ == "__main__":
     if sys.argv[1:] == ["--check"]:
         check()
+    elif len(sys.argv) == 3 and sys.argv[1] == "--guest":
+        print(guest_report(sys.argv[2]), end="")
     elif len(sys.argv) == 2:
         print(report(sys.argv[1]), end="")
     else:
