@@ -5,7 +5,8 @@
 # past the data after it, read a non-uptodate tmpfs folio without its lock).
 # For each: commit it on top of branch `work` as refs/mutants/NAME (the
 # working tree is not touched), build it (guest config, or debug where the
-# patch says "# config: debug"), boot it, run the suite.  A mutant that changes
+# patch says "# config: debug"), boot it, run the suite (its races for the
+# seconds that a "# race-seconds: N" line asks, default 2).  A mutant that changes
 # mm/filemap_fast.h is also built into the userspace model
 # (tools/testing/pagecache-model), which runs that very header: the model
 # kills it or not, too.  A mutant that neither kills is a bug in the tests:
@@ -54,6 +55,9 @@ for name in $names; do
 	[ -f "$patch" ] || die "no mutant $patch"
 	cfg=$(sed -n 's/^# config: //p' "$patch" | head -1)
 	cfg=${cfg:-guest}
+	# "# race-seconds: N": the races of races.c run N seconds instead of 2,
+	# for a mutant whose window only a longer race hits reliably.
+	secs=$(sed -n 's/^# race-seconds: \([0-9][0-9]*\)$/\1/p' "$patch" | head -1)
 	t0=$SECONDS
 	idx=$(mktemp)
 	GIT_INDEX_FILE=$idx kgit read-tree "$WORK_BRANCH"
@@ -76,7 +80,8 @@ for name in $names; do
 	"$TOP/scripts/vm" --kernel "$BUILD/images/mutant-$name/$cfg/bzImage" --quiet \
 		--cpus 2 --numa 2 --mem 2G --swap 256 --disk ext4 --disk xfs \
 		--timeout "${GUEST_TIMEOUT:-1800}" --console-log "$LOGDIR/$name.console" \
-		-- "$TOP/scripts/selftests.sh" run >"$LOGDIR/$name.log" 2>&1
+		-- env PAGECACHE_RACE_SECONDS="${secs:-2}" "$TOP/scripts/selftests.sh" run \
+		>"$LOGDIR/$name.log" 2>&1
 	rc=$?
 	set -e
 	why=$( (grep -E '^not ok ' "$LOGDIR/$name.log"; grep -E '^vm: (error|  )' "$LOGDIR/$name.log") | head -4 | tr '\n' ';' || true)
