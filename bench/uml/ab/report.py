@@ -13,22 +13,20 @@ ns per read of 6.12's loop and of the series.
     bench/uml/ab/report.py --check  self-test on synthetic data
 """
 import csv
+import importlib.util
 import json
 import os
 import shutil
 import sys
 import tempfile
 
-MODES = {"0": "offset 0", "1": "sequential"}
+# The read-size names and offset modes of bench/uml/report.py, not a copy.
+_spec = importlib.util.spec_from_file_location(
+    "uml_report", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "report.py"))
+_uml = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_uml)
+size, MODES = _uml.size, _uml.MODES
 FILES = ["normal", "falloc", "hole"]
-
-
-def size(n):
-    n = int(n)
-    for unit, div in (("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if n >= div and n % div == 0:
-            return f"{n // div} {unit}"
-    return f"{n} B"
 
 
 def load(d):
