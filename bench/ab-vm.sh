@@ -34,11 +34,7 @@ done
 sha=$(kgit rev-parse --verify "$REV^{commit}" 2>/dev/null) ||
 	die "no commit '$REV' in $KSRC (make tree)"
 SRC=$BUILD/linux-ab
-if [ ! -e "$SRC/.git" ]; then
-	kgit worktree prune
-	kgit worktree add -q --detach "$SRC" "$sha"
-fi
-git -C "$SRC" checkout -q -f --detach "$sha"
+checkout_worktree "$sha" "$SRC"
 git -C "$SRC" apply "$TOP/bench/uml/ab/knob.patch" ||
 	die "knob.patch does not apply to $REV: regenerate it (see its header)"
 git -C "$SRC" -c user.name=pagecache-rcu -c user.email=pagecache-rcu@example.invalid \

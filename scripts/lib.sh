@@ -43,13 +43,16 @@ WT=$BUILD/linux-build
 KCC=gcc
 command -v ccache >/dev/null && KCC="ccache gcc"
 
-# checkout_worktree REV: the build worktree at REV (detached), made on first use.
+# checkout_worktree REV [DIR]: the worktree DIR (default the build worktree)
+# at REV (detached), made on first use.
 checkout_worktree() {
-	if [ ! -e "$WT/.git" ]; then
+	local dir=${2:-$WT}
+
+	if [ ! -e "$dir/.git" ]; then
 		kgit worktree prune
-		kgit worktree add -q --detach "$WT" "$1"
+		kgit worktree add -q --detach "$dir" "$1"
 	fi
-	git -C "$WT" checkout -q -f --detach "$1"
+	git -C "$dir" checkout -q -f --detach "$1"
 }
 
 lock_worktree() {

@@ -52,11 +52,7 @@ SRC=$(realpath -m "$SRC") OBJ=$(realpath -m "$OBJ")
 # 1. The experiment kernel: REV plus knob.patch, in its own worktree.
 sha=$(kgit rev-parse --verify "$REV^{commit}" 2>/dev/null) ||
 	die "no commit '$REV' in $KSRC (make tree)"
-if [ ! -e "$SRC/.git" ]; then
-	kgit worktree prune
-	kgit worktree add -q --detach "$SRC" "$sha"
-fi
-git -C "$SRC" checkout -q -f --detach "$sha"
+checkout_worktree "$sha" "$SRC"
 git -C "$SRC" apply "$AB/knob.patch" ||
 	die "knob.patch does not apply to $REV: regenerate it (see its header)"
 mkdir -p "$OBJ"
