@@ -21,7 +21,7 @@
 # the module against each (--no-build: use what build/uml/LABEL has, e.g. a
 # kernel built there by hand from an edited tree).  Boots go A B A B ... REPS times (default 5).
 # Rows: tmpfs (huge=never) written/fallocated/sparse and ext4 written files,
-# 16 B, 256 B and 4 KiB reads at offset 0, and 4 KiB, 64 KiB and 1 MiB
+# 16 B, 64-512 B and 4 KiB reads at offset 0, and 4 KiB, 64 KiB and 1 MiB
 # sequential reads (the shape of the fio table).  --scale multiplies the
 # iteration counts (default 1: ~0.15 s a row; make check uses 0.05).
 #
@@ -29,6 +29,7 @@
 # console logs, metadata.json, report.md (median ns per read and min-max per
 # kernel, final/base ratio paired by rep, median and range).
 . "$(dirname "$0")/../../scripts/lib.sh"
+. "$TOP/bench/uml/lib.sh"
 
 KSPEC="base=$BASE_TAG final=$WORK_BRANCH"
 REPS=5 SCALE=1 OUT='' REPORT=1 BUILD_UML=1
@@ -65,16 +66,7 @@ OUT=${OUT:-$TOP/results/$(date -u +%Y%m%dT%H%M%SZ)-uml}
 mkdir -p "$OUT/logs"
 OUT=$(cd "$OUT" && pwd)
 
-# 1. Kernels and modules
-# build_module LABEL OBJ: pcbench.ko for the kernel in OBJ (its vermagic must
-# match, so it is built again with every kernel).
-build_module() {
-	rm -rf "$2-mod"
-	mkdir -p "$2-mod"
-	cp "$TOP/bench/uml/pcbench.c" "$TOP/bench/uml/Kbuild" "$2-mod/"
-	make -s -C "$2" ARCH=um CC="$KCC" M="$2-mod" modules >"$2-mod/build.log" 2>&1 ||
-		{ tail -20 "$2-mod/build.log" >&2; die "pcbench.ko for $1 failed ($2-mod/build.log)"; }
-}
+# 1. Kernels and modules (bench/uml/lib.sh)
 UB=$BUILD/uml
 [ "$BUILD_UML" = 0 ] || lock_worktree
 COMMITS=()
@@ -83,26 +75,18 @@ for i in "${!LABELS[@]}"; do
 	if [ "$BUILD_UML" = 0 ]; then
 		[ -x "$obj/linux" ] || die "--no-build: no $obj/linux"
 		COMMITS+=("$(cat "$obj/commit" 2>/dev/null || echo unknown) (--no-build)")
-		build_module "$label" "$obj"
+		uml_module "$obj" "$TOP/bench/uml/pcbench.c"
 		continue
 	fi
 	sha=$(kgit rev-parse --verify "${REVS[$i]}^{commit}" 2>/dev/null) ||
 		die "no commit '${REVS[$i]}' in $KSRC (make tree)"
 	COMMITS+=("$sha")
 	checkout_worktree "$sha"
-	mkdir -p "$obj"
-	if [ ! -f "$obj/.config" ] || [ "$TOP/bench/uml/uml.config" -nt "$obj/.config" ]; then
-		make -s -C "$WT" ARCH=um O="$obj" defconfig >/dev/null
-		"$WT/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" \
-			"$TOP/bench/uml/uml.config" >/dev/null
-		make -s -C "$WT" ARCH=um O="$obj" olddefconfig >/dev/null
-	fi
 	t=$SECONDS
 	note "uml: building $label ($(kgit log -1 --format='%h %s' "$sha"))"
-	make -s -C "$WT" ARCH=um O="$obj" CC="$KCC" -j"$(nproc)" linux modules >"$obj/build.log" 2>&1 ||
-		{ tail -20 "$obj/build.log" >&2; die "UML build of $label failed ($obj/build.log)"; }
+	uml_build "$WT" "$obj" "$label"
 	grep -q '^CONFIG_PAGECACHE_RCU_FREE=y' "$obj/.config" && rcu=y || rcu=n
-	build_module "$label" "$obj"
+	uml_module "$obj" "$TOP/bench/uml/pcbench.c"
 	echo "$sha" >"$obj/commit"
 	note "uml: $label built ($((SECONDS - t)) s, PAGECACHE_RCU_FREE=$rcu)"
 done
@@ -138,7 +122,11 @@ row() { # fs file len mode iters
 fsname() { case "$1" in t) echo tmpfs ;; e) echo ext4 ;; esac; }
 for fs in t e; do
 	row $fs normal 16 0 1500000
-	row $fs normal 256 0 1000000
+	# 64-512 B: where the fast path's bounce copy starts to cost more
+	# than the reference it saves (FILEMAP_FAST_READ_MAX is 512)
+	for l in 64 128 192 256 384 512; do
+		row $fs normal $l 0 1000000
+	done
 	row $fs normal 4096 0 500000
 	row $fs normal 4096 1 500000
 	row $fs normal 65536 1 30000

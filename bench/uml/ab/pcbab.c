@@ -5,7 +5,11 @@
  * picked by the global shmem_read_exp).
  *
  *   insmod pcbab.ko path=/mnt/t/f len=4096 mode=1 iters=2000 rounds=300 \
- *                   variants=0,1
+ *                   variants=0,1 [knob=fast]
+ *
+ * The variant is shmem_read_exp (knob.patch's read loops), or with
+ * knob=fast the value written to /proc/sys/vm/pagecache_fast_read (1: the
+ * lockless read on, 0: off), for any file system.
  *
  * Each round reads iters times with every variant in turn (the order
  * reversed every other round), timing each batch.  Slow phases of the
@@ -17,6 +21,7 @@
  * mode 0: every read at offset 0; mode 1: sequential, wrapping at EOF.
  * One line per variant on the kernel log:
  *   "pcbab: PATH len=L mode=M variant=V ratio_x10000=R q1=A q3=B ns_x100=N"
+ * (V is fN with knob=fast)
  * (ns_x100: mean ns per read in hundredths).  Like pcbench, the module
  * refuses to stay loaded (-ECANCELED) once it has printed.
  */
@@ -30,7 +35,7 @@
 
 extern int shmem_read_exp;
 
-#define MAX_VARIANTS	4
+#define MAX_VARIANTS	8
 #define MAX_ROUNDS	1000
 
 static char *path;
@@ -43,6 +48,8 @@ static int mode;
 module_param(mode, int, 0);
 static unsigned int rounds = 300;
 module_param(rounds, uint, 0);
+static char *knob = "shmem";
+module_param(knob, charp, 0);
 static int variants[MAX_VARIANTS] = { 0, 1 };
 static int nvariants = 2;
 module_param_array_named(variants, variants, int, &nvariants, 0);
@@ -54,6 +61,31 @@ static int cmp_u32(const void *a, const void *b)
 	u32 x = *(const u32 *)a, y = *(const u32 *)b;
 
 	return x < y ? -1 : x > y;
+}
+
+static int set_variant(int v)
+{
+	char c[2] = { '0' + !!v, '\n' };
+	struct file *f;
+	loff_t pos = 0;
+	ssize_t ret;
+
+	if (strcmp(knob, "fast")) {
+		WRITE_ONCE(shmem_read_exp, v);
+		return 0;
+	}
+	f = filp_open("/proc/sys/vm/pagecache_fast_read", O_WRONLY, 0);
+	if (IS_ERR(f)) {
+		pr_err("pcbab: open vm.pagecache_fast_read: %ld\n", PTR_ERR(f));
+		return PTR_ERR(f);
+	}
+	ret = kernel_write(f, c, sizeof(c), &pos);
+	filp_close(f, NULL);
+	if (ret != sizeof(c)) {
+		pr_err("pcbab: write vm.pagecache_fast_read: %zd\n", ret);
+		return ret < 0 ? ret : -EIO;
+	}
+	return 0;
 }
 
 static int read_batch(struct file *f, void *buf, loff_t *pos)
@@ -85,8 +117,9 @@ static int __init pcbab_init(void)
 	int err;
 
 	if (!path || !len || len > (64U << 20) || !iters || mode < 0 ||
-	    mode > 1 || !rounds || rounds > MAX_ROUNDS || nvariants < 2) {
-		pr_err("pcbab: need path=, len=1..64M, iters>0, mode=0|1, rounds=1..%d, variants=A,B[,..]\n",
+	    mode > 1 || !rounds || rounds > MAX_ROUNDS || nvariants < 2 ||
+	    (strcmp(knob, "shmem") && strcmp(knob, "fast"))) {
+		pr_err("pcbab: need path=, len=1..64M, iters>0, mode=0|1, rounds=1..%d, variants=A,B[,..], knob=shmem|fast\n",
 		       MAX_ROUNDS);
 		return -EINVAL;
 	}
@@ -109,7 +142,9 @@ static int __init pcbab_init(void)
 			unsigned int k = (r & 1) ? nvariants - 1 - v : v;
 			u64 t;
 
-			WRITE_ONCE(shmem_read_exp, variants[k]);
+			err = set_variant(variants[k]);
+			if (err)
+				goto out;
 			t = ktime_get_ns();
 			err = read_batch(f, buf, &pos);
 			if (err)
@@ -123,14 +158,17 @@ static int __init pcbab_init(void)
 	}
 	for (v = 0; v < nvariants; v++) {
 		sort(ratio[v], rounds, sizeof(u32), cmp_u32, NULL);
-		pr_info("pcbab: %s len=%u mode=%d variant=%d ratio_x10000=%u q1=%u q3=%u ns_x100=%llu\n",
-			path, len, mode, variants[v], ratio[v][rounds / 2],
+		pr_info("pcbab: %s len=%u mode=%d variant=%s%d ratio_x10000=%u q1=%u q3=%u ns_x100=%llu\n",
+			path, len, mode, strcmp(knob, "fast") ? "" : "f", variants[v], ratio[v][rounds / 2],
 			ratio[v][rounds / 4], ratio[v][(3 * rounds) / 4],
 			div64_u64(sum[v] * 100, (u64)iters * rounds));
 	}
 	err = -ECANCELED;
 out:
-	WRITE_ONCE(shmem_read_exp, 0);
+	if (!strcmp(knob, "fast"))
+		set_variant(1);
+	else
+		WRITE_ONCE(shmem_read_exp, 0);
 	kvfree(buf);
 out_close:
 	filp_close(f, NULL);

@@ -5,7 +5,10 @@ Per row (file, read size, offsets): the speed of the series' tmpfs read loop
 (variant 0) and of the series without the filemap_read_hot() call (variant
 2) relative to 6.12's loop (variant 1) in the same boot: per boot, the
 median over the rounds of the paired ratio (and its quartiles), and the mean
-ns per read of 6.12's loop and of the series.
+ns per read of 6.12's loop and of the series.  Where the run has them, two
+more tables: variants 3-6 (what an earlier version of the series did, put
+back one at a time) against 6.12's loop like the series, and ext4 rows with
+vm.pagecache_fast_read on (f1) against off (f0).
 
     bench/uml/ab/report.py DIR      write DIR/report.md, print it
     bench/uml/ab/report.py --guest DIR  the same from DIR/ab-guest.csv
@@ -27,6 +30,12 @@ _uml = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(_uml)
 size, MODES = _uml.size, _uml.MODES
 FILES = ["normal", "falloc", "hole"]
+# knob.patch's variants that put back, one at a time, what an earlier
+# version of the series did.
+EARLIER = {"3": "one-page reads through the batch",
+           "4": "filemap_rcu_free_allowed() on every read",
+           "5": "filemap_read_hot() out of line",
+           "6": "folio_batch cleared on every read"}
 
 
 def load(d):
@@ -79,6 +88,40 @@ def report(d):
         f, n, mode = key
         out.append(f"| {f} | {size(n)} | {MODES.get(mode, mode)} | {mean_ns(v['1']):.1f} | "
                    f"{mean_ns(v['0']):.1f} | {speeds(v['0'])} | {speeds(v['2'])} |")
+    # Variants 3-5 (newer runs only): the series with one thing an earlier
+    # version did put back, each against 6.12's loop like the series above.
+    earlier = [k for k in EARLIER if any(k in v for v in rows.values())]
+    if earlier:
+        out.append("")
+        out.append("What an earlier version of the series did, put back one at a time into the "
+                   "series (same boots, same pairing with 6.12's loop; compare with the series "
+                   "speed above):")
+        out.append("")
+        out.append("| file | read | offsets | series | " +
+                   " | ".join(EARLIER[k] for k in earlier) + " |")
+        out.append("|---|---|---|---|" + "---|" * len(earlier))
+        for key in sorted(rows, key=order):
+            v = rows[key]
+            if not all(k in v for k in ["0", "1"] + earlier):
+                continue
+            f, n, mode = key
+            out.append(f"| {f} | {size(n)} | {MODES.get(mode, mode)} | {speeds(v['0'])} | " +
+                       " | ".join(speeds(v[k]) for k in earlier) + " |")
+    # ext4 rows (newer runs): vm.pagecache_fast_read off (f0) and on (f1)
+    ext4 = [k for k in sorted(rows, key=order) if "f0" in rows[k] and "f1" in rows[k]]
+    if ext4:
+        out.append("")
+        out.append("ext4 (a fresh ubd image each boot), the lockless read on against off in "
+                   "the same rounds (vm.pagecache_fast_read flipped between batches): speed = "
+                   "ns off / ns on (> 1: the lockless read is faster):")
+        out.append("")
+        out.append("| file | read | offsets | off ns | on ns | speed on/off per boot |")
+        out.append("|---|---|---|---|---|---|")
+        for key in ext4:
+            v = rows[key]
+            f, n, mode = key
+            out.append(f"| {f} | {size(n)} | {MODES.get(mode, mode)} | {mean_ns(v['f0']):.1f} | "
+                       f"{mean_ns(v['f1']):.1f} | {speeds(v['f1'])} |")
     text = "\n".join(out) + "\n"
     with open(os.path.join(d, "report.md"), "w") as f:
         f.write(text)
@@ -133,8 +176,26 @@ def check():
             json.dump({"boots": 2, "rounds": 300, "commit": "0123456789abcdef",
                        "patch": "bench/uml/ab/knob.patch"}, f)
         text = report(d)
+        assert "earlier version" not in text, text
         lines = [l for l in text.splitlines() if l.startswith("| ") and not l.startswith("| file")]
         assert len(lines) == 2, lines
+        with open(os.path.join(d, "ab.csv"), "a") as f:
+            for boot in (1, 2):
+                f.write(f"{boot},normal,4096,0,3,9700,9600,9800,20619\n")
+        extra = report(d).split("earlier version", 1)[1]
+        rows3 = [l for l in extra.splitlines() if l.startswith("| ") and not l.startswith("| file")]
+        assert rows3 == ["| normal | 4 KiB | offset 0 | 1.10 (1.09-1.11), 1.10 (1.09-1.11) | "
+                         "0.97 (0.96-0.98), 0.97 (0.96-0.98) |"], rows3
+        assert "| one-page reads through the batch |" in extra, extra
+        assert "ext4 (a fresh" not in extra, extra
+        with open(os.path.join(d, "ab.csv"), "a") as f:
+            for boot in (1, 2):
+                f.write(f"{boot},ext4,16,0,f0,10000,10000,10000,6000\n")
+                f.write(f"{boot},ext4,16,0,f1,15000,14000,16000,4000\n")
+        text = report(d)
+        e4 = text.split("ext4 (a fresh", 1)[1]
+        assert "| ext4 | 16 B | offset 0 | 60.0 | 40.0 | 1.50 (1.40-1.60), 1.50 (1.40-1.60) |" in e4, e4
+        assert "| ext4 |" not in text.split("ext4 (a fresh", 1)[0], text
         assert lines[0].startswith("| normal | 4 KiB | offset 0 | 200.0 | 181.8 | "
                                    "1.10 (1.09-1.11), 1.10 (1.09-1.11) | 1.05"), lines[0]
         assert lines[1].startswith("| hole | 64 KiB | sequential |"), lines[1]

@@ -15,7 +15,13 @@
 # one batch per variant, order alternating; the report gives the median of
 # the per-round speed ratios over 6.12's loop, and its quartiles.
 # Variants: 0 = the series (filemap_read_hot() then patch 6's loop),
-# 1 = 6.12's loop, 2 = the series without the filemap_read_hot() call.
+# 1 = 6.12's loop, 2 = the series without the filemap_read_hot() call,
+# and four that put back what an earlier version of the series did, to
+# measure each on its own: 3 = one-page reads through the folio_batch,
+# dropped with folios_put() (called for an empty batch too), 4 =
+# filemap_rcu_free_allowed() asked on every read, 5 = filemap_read_hot()
+# called out of line, 6 = the folio_batch cleared on every read, as
+# CONFIG_INIT_STACK_ALL_ZERO does without __uninitialized.
 #
 # The source is a worktree of build/linux (--src, default build/linux-ab)
 # with knob.patch applied; objects in --obj (default build/uml/ab), with
@@ -23,6 +29,7 @@
 # (default results/<UTC date>-uml-ab/): ab.csv, logs, metadata.json,
 # report.md.  One CPU and no THP, as for bench/uml/run.sh.
 . "$(dirname "$0")/../../../scripts/lib.sh"
+. "$TOP/bench/uml/lib.sh"
 
 AB=$TOP/bench/uml/ab
 REV=$WORK_BRANCH BOOTS=2 ROUNDS=300 OUT='' SRC=$BUILD/linux-ab OBJ=$BUILD/uml/ab
@@ -43,34 +50,23 @@ done
 [[ "$ROUNDS" =~ ^[1-9][0-9]*$ ]] && [ "$ROUNDS" -le 1000 ] ||
 	die "--rounds wants an integer 1..1000, not '$ROUNDS'"
 [ "$(uname -m)" = x86_64 ] || die "UML here is built for x86_64 hosts, not $(uname -m)"
-for t in busybox python3; do
+for t in mkfs.ext4 busybox python3; do
 	command -v "$t" >/dev/null || die "$t not found (make deps)"
 done
 BUSYBOX=$(command -v busybox)
 SRC=$(realpath -m "$SRC") OBJ=$(realpath -m "$OBJ")
 
-# 1. The experiment kernel: REV plus knob.patch, in its own worktree.
+# 1. The experiment kernel: REV plus knob.patch, in its own worktree
+# (bench/uml/lib.sh builds it).
 sha=$(kgit rev-parse --verify "$REV^{commit}" 2>/dev/null) ||
 	die "no commit '$REV' in $KSRC (make tree)"
 checkout_worktree "$sha" "$SRC"
 git -C "$SRC" apply "$AB/knob.patch" ||
 	die "knob.patch does not apply to $REV: regenerate it (see its header)"
-mkdir -p "$OBJ"
-if [ ! -f "$OBJ/.config" ] || [ "$TOP/bench/uml/uml.config" -nt "$OBJ/.config" ]; then
-	make -s -C "$SRC" ARCH=um O="$OBJ" defconfig >/dev/null
-	"$SRC/scripts/kconfig/merge_config.sh" -m -O "$OBJ" "$OBJ/.config" \
-		"$TOP/bench/uml/uml.config" >/dev/null
-	make -s -C "$SRC" ARCH=um O="$OBJ" olddefconfig >/dev/null
-fi
 t=$SECONDS
 note "uml-ab: building $(kgit log -1 --format='%h %s' "$sha") + knob.patch"
-make -s -C "$SRC" ARCH=um O="$OBJ" CC="$KCC" -j"$(nproc)" linux modules >"$OBJ/build.log" 2>&1 ||
-	{ tail -20 "$OBJ/build.log" >&2; die "UML build failed ($OBJ/build.log)"; }
-rm -rf "$OBJ-mod"
-mkdir -p "$OBJ-mod"
-cp "$AB/pcbab.c" "$AB/Kbuild" "$OBJ-mod/"
-make -s -C "$OBJ" ARCH=um CC="$KCC" M="$OBJ-mod" modules >"$OBJ-mod/build.log" 2>&1 ||
-	{ tail -20 "$OBJ-mod/build.log" >&2; die "pcbab.ko failed ($OBJ-mod/build.log)"; }
+uml_build "$SRC" "$OBJ" "$REV + knob.patch"
+uml_module "$OBJ" "$AB/pcbab.c"
 note "uml-ab: built ($((SECONDS - t)) s)"
 
 OUT=${OUT:-$TOP/results/$(date -u +%Y%m%dT%H%M%SZ)-uml-ab}
@@ -79,7 +75,10 @@ OUT=$(cd "$OUT" && pwd)
 
 # 2. The guest: tmpfs huge=never, 64 MiB written, fallocated and sparse
 # files, as bench/uml/run.sh; rows of 4 KiB at offset 0 and 4 KiB, 64 KiB
-# and 1 MiB sequential (the fio table's sizes).
+# and 1 MiB sequential (the fio table's sizes), every variant; then 16 to
+# 512 B at offset 0 of the written file, variants 1, 0 and 2, and of an
+# ext4 file (a fresh ubd image each boot) with pcbab's knob=fast, which
+# flips vm.pagecache_fast_read instead (variants f0 = off, f1 = on).
 RUN=$(mktemp -d "$BUILD/uml/run-ab.XXXXXX")
 trap 'rm -rf "$RUN"' EXIT
 sed "s|@BUSYBOX@|$BUSYBOX|" >"$RUN/guest.sh" <<'EOF'
@@ -87,27 +86,38 @@ sed "s|@BUSYBOX@|$BUSYBOX|" >"$RUN/guest.sh" <<'EOF'
 b=@BUSYBOX@
 fail() { echo "pcbab-guest: error: $*"; echo BENCH-FAILED; $b poweroff -f; exit 1; }
 $b mount -t proc proc /proc || fail proc
-$b mount -t tmpfs -o size=16m top /mnt && $b mkdir /mnt/t || fail "tmpfs on /mnt"
+$b mount -t tmpfs -o size=16m top /mnt && $b mkdir /mnt/t /mnt/e || fail "tmpfs on /mnt"
 $b mount -t tmpfs -o size=400m,huge=never t /mnt/t || fail tmpfs
 $b dd if=/dev/urandom of=/mnt/t/normal bs=1M count=64 2>/dev/null || fail "write file"
 $b fallocate -l 64M /mnt/t/falloc || fail fallocate
 $b truncate -s 64M /mnt/t/hole || fail truncate
-row() { # file len mode iters
+$b mount -t ext4 /dev/ubda /mnt/e || fail "ext4 on /dev/ubda"
+$b dd if=/dev/urandom of=/mnt/e/normal bs=1M count=8 2>/dev/null && $b sync || fail "write ext4 file"
+row() { # name path len mode iters variants [knob]
 	$b dmesg -c >/dev/null
-	$b insmod "$pcb_ko" path="/mnt/t/$1" len="$2" mode="$3" iters="$4" \
-		rounds="$pcb_rounds" variants=1,0,2 2>/dev/null
+	$b insmod "$pcb_ko" path="$2" len="$3" mode="$4" iters="$5" \
+		rounds="$pcb_rounds" variants="$6" knob="${7:-shmem}" 2>/dev/null
 	# busybox insmod tries init_module() after finit_module() fails
-	# (-ECANCELED), so the rows may come twice: keep the last three.
-	r=$($b dmesg | $b grep 'pcbab: .* ratio_x10000=' | $b tail -3)
-	[ "$(echo "$r" | $b grep -c .)" = 3 ] ||
-		fail "no result for $1 len $2 mode $3: $($b dmesg | $b tail -3 | $b tr '\n' ' ')"
-	echo "$r" | $b sed -n "s/.*pcbab: [^ ]* len=\([0-9]*\) mode=\([0-9]\) variant=\([0-9]\) ratio_x10000=\([0-9]*\) q1=\([0-9]*\) q3=\([0-9]*\) ns_x100=\([0-9]*\)$/ROW,$pcb_boot,$1,\1,\2,\3,\4,\5,\6,\7/p"
+	# (-ECANCELED), so the rows may come twice: keep the last of each.
+	nv=$(echo "$6" | $b tr ',' '\n' | $b grep -c .)
+	r=$($b dmesg | $b grep 'pcbab: .* ratio_x10000=' | $b tail -"$nv")
+	[ "$(echo "$r" | $b grep -c .)" = "$nv" ] ||
+		fail "no result for $2 len $3 mode $4: $($b dmesg | $b tail -3 | $b tr '\n' ' ')"
+	echo "$r" | $b sed -n "s/.*pcbab: [^ ]* len=\([0-9]*\) mode=\([0-9]\) variant=\(f\{0,1\}[0-9]\) ratio_x10000=\([0-9]*\) q1=\([0-9]*\) q3=\([0-9]*\) ns_x100=\([0-9]*\)$/ROW,$pcb_boot,$1,\1,\2,\3,\4,\5,\6,\7/p"
 }
+ALL=1,0,2,3,4,5,6
 for f in normal falloc hole; do
-	[ $f = normal ] && row $f 4096 0 2000
-	row $f 4096 1 2000
-	row $f 65536 1 200
-	row $f 1048576 1 12
+	[ $f = normal ] && row $f /mnt/t/$f 4096 0 2000 $ALL
+	row $f /mnt/t/$f 4096 1 2000 $ALL
+	row $f /mnt/t/$f 65536 1 200 $ALL
+	row $f /mnt/t/$f 1048576 1 12 $ALL
+done
+# Short reads of one hot folio, where the lockless read's bounce copy meets
+# what it saves: tmpfs against 6.12's loop, and ext4 with the lockless read
+# off (f0, the reference point) and on (f1).
+for l in 16 64 128 192 256 384 512; do
+	row normal /mnt/t/normal $l 0 5000 1,0,2
+	row ext4 /mnt/e/normal $l 0 5000 0,1 fast
 done
 echo BENCH-DONE
 $b poweroff -f
@@ -118,8 +128,11 @@ echo "boot,file,len,mode,variant,ratio_x10000,q1_x10000,q3_x10000,ns_x100" >"$OU
 T0=$SECONDS
 for boot in $(seq 1 "$BOOTS"); do
 	log=$OUT/logs/boot$boot.log t=$SECONDS rc=0
+	rm -f "$RUN/ext4.img"
+	truncate -s 64M "$RUN/ext4.img"
+	mkfs.ext4 -q -F "$RUN/ext4.img"
 	timeout -s KILL 900 "$OBJ/linux" mem=1G rootfstype=hostfs rootflags=/ ro \
-		init="$RUN/guest.sh" con=null con0=null,fd:1 \
+		init="$RUN/guest.sh" con=null con0=null,fd:1 ubd0="$RUN/ext4.img" \
 		umid="pcbab$$" uml_dir="$RUN" pcb_boot="$boot" pcb_rounds="$ROUNDS" \
 		pcb_ko="$OBJ-mod/pcbab.ko" </dev/null >"$log" 2>&1 || rc=$?
 	grep -q '^BENCH-DONE' "$log" ||
@@ -135,7 +148,13 @@ cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo")
             if l.startswith("model name")), "unknown")
 meta = {"kind": "uml-ab", "boots": int(boots), "rounds": int(rounds),
         "wall_seconds": int(wall), "commit": sha, "patch": "bench/uml/ab/knob.patch",
-        "variants": {"0": "series", "1": "6.12 shmem loop", "2": "series without filemap_read_hot()"},
+        "variants": {"0": "series", "1": "6.12 shmem loop", "2": "series without filemap_read_hot()",
+                     "3": "series, one-page reads through the batch (earlier version)",
+                     "4": "series, filemap_rcu_free_allowed() on every read (earlier version)",
+                     "5": "series, filemap_read_hot() out of line (earlier version)",
+                     "6": "series, folio_batch cleared on every read (INIT_STACK_ALL_ZERO)",
+                     "f0": "vm.pagecache_fast_read=0 (ext4 rows)",
+                     "f1": "vm.pagecache_fast_read=1 (ext4 rows)"},
         "uml": "ARCH=um defconfig + bench/uml/uml.config, mem=1G, hostfs root, 1 CPU",
         "host_cpu_model": cpu, "host_cpus": os.cpu_count(), "host_kernel": platform.release()}
 with open(os.path.join(out, "metadata.json"), "w") as f:
