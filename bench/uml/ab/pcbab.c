@@ -7,9 +7,10 @@
  *   insmod pcbab.ko path=/mnt/t/f len=4096 mode=1 iters=2000 rounds=300 \
  *                   variants=0,1 [knob=fast]
  *
- * The variant is shmem_read_exp (knob.patch's read loops), or with
- * knob=fast the value written to /proc/sys/vm/pagecache_fast_read (1: the
- * lockless read on, 0: off), for any file system.
+ * The variant is shmem_read_exp (knob.patch's read loops).  With knob=fast,
+ * variant 0 turns the lockless read off (/proc/sys/vm/pagecache_fast_read),
+ * for any file system, and any other turns it on, with shmem_read_exp set
+ * to the variant if it is more than 1.
  *
  * Each round reads iters times with every variant in turn (the order
  * reversed every other round), timing each batch.  Slow phases of the
@@ -74,6 +75,7 @@ static int set_variant(int v)
 		WRITE_ONCE(shmem_read_exp, v);
 		return 0;
 	}
+	WRITE_ONCE(shmem_read_exp, v > 1 ? v : 0);
 	f = filp_open("/proc/sys/vm/pagecache_fast_read", O_WRONLY, 0);
 	if (IS_ERR(f)) {
 		pr_err("pcbab: open vm.pagecache_fast_read: %ld\n", PTR_ERR(f));
@@ -167,8 +169,7 @@ static int __init pcbab_init(void)
 out:
 	if (!strcmp(knob, "fast"))
 		set_variant(1);
-	else
-		WRITE_ONCE(shmem_read_exp, 0);
+	WRITE_ONCE(shmem_read_exp, 0);
 	kvfree(buf);
 out_close:
 	filp_close(f, NULL);

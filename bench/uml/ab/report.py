@@ -13,6 +13,10 @@ vm.pagecache_fast_read on (f1) against off (f0).
     bench/uml/ab/report.py DIR      write DIR/report.md, print it
     bench/uml/ab/report.py --guest DIR  the same from DIR/ab-guest.csv
                                     (bench/ab-guest.sh in an x86 guest: THP too)
+    bench/uml/ab/report.py --pool OUT DIR DIR...  OUT/pooled.md: the boots
+                                    of several runs together, per row and
+                                    variant the median of the per-boot
+                                    medians and their range
     bench/uml/ab/report.py --check  self-test on synthetic data
 """
 import csv
@@ -20,6 +24,7 @@ import importlib.util
 import json
 import os
 import shutil
+import statistics
 import sys
 import tempfile
 
@@ -35,7 +40,8 @@ FILES = ["normal", "falloc", "hole"]
 EARLIER = {"3": "one-page reads through the batch",
            "4": "filemap_rcu_free_allowed() on every read",
            "5": "filemap_read_hot() out of line",
-           "6": "folio_batch cleared on every read"}
+           "6": "folio_batch cleared on every read",
+           "7": "bounce buffer cleared on every call"}
 
 
 def load(d):
@@ -102,11 +108,11 @@ def report(d):
         out.append("|---|---|---|---|" + "---|" * len(earlier))
         for key in sorted(rows, key=order):
             v = rows[key]
-            if not all(k in v for k in ["0", "1"] + earlier):
+            if not ("0" in v and "1" in v and any(k in v for k in earlier)):
                 continue
             f, n, mode = key
             out.append(f"| {f} | {size(n)} | {MODES.get(mode, mode)} | {speeds(v['0'])} | " +
-                       " | ".join(speeds(v[k]) for k in earlier) + " |")
+                       " | ".join(speeds(v[k]) if k in v else "-" for k in earlier) + " |")
     # ext4 rows (newer runs): vm.pagecache_fast_read off (f0) and on (f1)
     ext4 = [k for k in sorted(rows, key=order) if "f0" in rows[k] and "f1" in rows[k]]
     if ext4:
@@ -115,15 +121,49 @@ def report(d):
                    "the same rounds (vm.pagecache_fast_read flipped between batches): speed = "
                    "ns off / ns on (> 1: the lockless read is faster):")
         out.append("")
-        out.append("| file | read | offsets | off ns | on ns | speed on/off per boot |")
-        out.append("|---|---|---|---|---|---|")
+        f7 = any("f7" in rows[k] for k in ext4)
+        out.append("| file | read | offsets | off ns | on ns | speed on/off per boot |" +
+                   (" on, bounce buffer cleared on every call |" if f7 else ""))
+        out.append("|---|---|---|---|---|---|" + ("---|" if f7 else ""))
         for key in ext4:
             v = rows[key]
             f, n, mode = key
             out.append(f"| {f} | {size(n)} | {MODES.get(mode, mode)} | {mean_ns(v['f0']):.1f} | "
-                       f"{mean_ns(v['f1']):.1f} | {speeds(v['f1'])} |")
+                       f"{mean_ns(v['f1']):.1f} | {speeds(v['f1'])} |" +
+                       ((f" {speeds(v['f7'])} |" if "f7" in v else " - |") if f7 else ""))
     text = "\n".join(out) + "\n"
     with open(os.path.join(d, "report.md"), "w") as f:
+        f.write(text)
+    return text
+
+
+def pool(out_dir, dirs):
+    """Per row and variant, the per-boot medians of every run in dirs pooled:
+    their median and min-max, as "m (lo-hi)"."""
+    rows = {}
+    for d in dirs:
+        for key, per in load(d).items():
+            for var, boots in per.items():
+                rows.setdefault(key, {}).setdefault(var, []).extend(b[1] for b in boots)
+    variants = sorted({v for per in rows.values() for v in per},
+                      key=lambda v: (v.startswith("f"), int(v.lstrip("f"))))
+    out = ["# Pooled same-boot runs (bench/uml/ab/report.py --pool)", "",
+           "Runs: " + ", ".join(os.path.basename(os.path.normpath(d)) for d in dirs) + ". "
+           "Per row and variant: the median of the per-boot medians of the paired speed "
+           "ratio (against 6.12's loop, variant 1; f variants against f0) over all boots "
+           "of these runs, and their range. Variants: see each run's metadata.json.", ""]
+    out.append("| file | read | offsets | " + " | ".join(variants) + " |")
+    out.append("|---|---|---|" + "---|" * len(variants))
+    for key in sorted(rows, key=order):
+        f, n, mode = key
+        cells = []
+        for v in variants:
+            xs = sorted(rows[key].get(v, []))
+            cells.append(f"{statistics.median(xs):.2f} ({xs[0]:.2f}-{xs[-1]:.2f}) n={len(xs)}"
+                         if xs else "-")
+        out.append(f"| {f} | {size(n)} | {MODES.get(mode, mode)} | " + " | ".join(cells) + " |")
+    text = "\n".join(out) + "\n"
+    with open(os.path.join(out_dir, "pooled.md"), "w") as f:
         f.write(text)
     return text
 
@@ -194,7 +234,18 @@ def check():
                 f.write(f"{boot},ext4,16,0,f1,15000,14000,16000,4000\n")
         text = report(d)
         e4 = text.split("ext4 (a fresh", 1)[1]
-        assert "| ext4 | 16 B | offset 0 | 60.0 | 40.0 | 1.50 (1.40-1.60), 1.50 (1.40-1.60) |" in e4, e4
+        assert "| ext4 | 16 B | offset 0 | 60.0 | 40.0 | 1.50 (1.40-1.60), 1.50 (1.40-1.60) |\n" in e4, e4
+        with open(os.path.join(d, "ab.csv"), "a") as f:
+            for boot in (1, 2):
+                f.write(f"{boot},ext4,16,0,f7,12000,11000,13000,5000\n")
+                f.write(f"{boot},normal,16,0,1,10000,10000,10000,100\n")
+                f.write(f"{boot},normal,16,0,0,12000,11000,13000,83\n")
+                f.write(f"{boot},normal,16,0,7,11000,10000,12000,91\n")
+        text = report(d)
+        assert ("| ext4 | 16 B | offset 0 | 60.0 | 40.0 | 1.50 (1.40-1.60), 1.50 (1.40-1.60) | "
+                "1.20 (1.10-1.30), 1.20 (1.10-1.30) |") in text, text
+        assert ("| normal | 16 B | offset 0 | 1.20 (1.10-1.30), 1.20 (1.10-1.30) | - | "
+                "1.10 (1.00-1.20), 1.10 (1.00-1.20) |") in text, text
         assert "| ext4 |" not in text.split("ext4 (a fresh", 1)[0], text
         assert lines[0].startswith("| normal | 4 KiB | offset 0 | 200.0 | 181.8 | "
                                    "1.10 (1.09-1.11), 1.10 (1.09-1.11) | 1.05"), lines[0]
@@ -211,6 +262,13 @@ def check():
         assert len(lines) == 2, lines
         assert lines[0] == "| never | normal | 64 KiB | 5000 | 4000 | 1.25 (1.20-1.30) | 1.24 (1.10-1.30) |", lines[0]
         assert lines[1].startswith("| always |"), lines[1]
+        d2 = tempfile.mkdtemp(dir=d)
+        shutil.copy(os.path.join(d, "ab.csv"), d2)
+        pooled = pool(d, [d, d2])
+        assert "| normal | 4 KiB | offset 0 | 1.10 (1.10-1.10) n=4 | 1.00 (1.00-1.00) n=4 | " \
+            "1.05 (1.05-1.05) n=4 | 0.97 (0.97-0.97) n=4 | -" in pooled, pooled
+        assert "| ext4 | 16 B | offset 0 | - | - | - | - | - | 1.00 (1.00-1.00) n=4 | " \
+            "1.50 (1.50-1.50) n=4 | 1.20 (1.20-1.20) n=4 |" in pooled, pooled
         print("ok - bench/uml/ab/report.py self-test")
     finally:
         shutil.rmtree(d)
@@ -219,6 +277,8 @@ def check():
 if __name__ == "__main__":
     if sys.argv[1:] == ["--check"]:
         check()
+    elif len(sys.argv) >= 4 and sys.argv[1] == "--pool":
+        print(pool(sys.argv[2], sys.argv[3:]), end="")
     elif len(sys.argv) == 3 and sys.argv[1] == "--guest":
         print(guest_report(sys.argv[2]), end="")
     elif len(sys.argv) == 2:

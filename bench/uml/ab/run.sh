@@ -16,12 +16,13 @@
 # the per-round speed ratios over 6.12's loop, and its quartiles.
 # Variants: 0 = the series (filemap_read_hot() then patch 6's loop),
 # 1 = 6.12's loop, 2 = the series without the filemap_read_hot() call,
-# and four that put back what an earlier version of the series did, to
+# and five that put back what an earlier version of the series did, to
 # measure each on its own: 3 = one-page reads through the folio_batch,
 # dropped with folios_put() (called for an empty batch too), 4 =
 # filemap_rcu_free_allowed() asked on every read, 5 = filemap_read_hot()
 # called out of line, 6 = the folio_batch cleared on every read, as
-# CONFIG_INIT_STACK_ALL_ZERO does without __uninitialized.
+# CONFIG_INIT_STACK_ALL_ZERO does without __uninitialized, 7 = likewise
+# filemap_read_fast()'s 512-byte bounce buffer.
 #
 # The source is a worktree of build/linux (--src, default build/linux-ab)
 # with knob.patch applied; objects in --obj (default build/uml/ab), with
@@ -76,9 +77,10 @@ OUT=$(cd "$OUT" && pwd)
 # 2. The guest: tmpfs huge=never, 64 MiB written, fallocated and sparse
 # files, as bench/uml/run.sh; rows of 4 KiB at offset 0 and 4 KiB, 64 KiB
 # and 1 MiB sequential (the fio table's sizes), every variant; then 16 to
-# 512 B at offset 0 of the written file, variants 1, 0 and 2, and of an
+# 512 B at offset 0 of the written file, variants 1, 0, 2 and 7, and of an
 # ext4 file (a fresh ubd image each boot) with pcbab's knob=fast, which
-# flips vm.pagecache_fast_read instead (variants f0 = off, f1 = on).
+# flips vm.pagecache_fast_read too (f0 = off, f1 = on, f7 = on with
+# variant 7).
 RUN=$(mktemp -d "$BUILD/uml/run-ab.XXXXXX")
 trap 'rm -rf "$RUN"' EXIT
 sed "s|@BUSYBOX@|$BUSYBOX|" >"$RUN/guest.sh" <<'EOF'
@@ -114,10 +116,10 @@ for f in normal falloc hole; do
 done
 # Short reads of one hot folio, where the lockless read's bounce copy meets
 # what it saves: tmpfs against 6.12's loop, and ext4 with the lockless read
-# off (f0, the reference point) and on (f1).
+# off (f0, the reference point) and on (f1); 7: the bounce buffer cleared.
 for l in 16 64 128 192 256 384 512; do
-	row normal /mnt/t/normal $l 0 5000 1,0,2
-	row ext4 /mnt/e/normal $l 0 5000 0,1 fast
+	row normal /mnt/t/normal $l 0 5000 1,0,2,7
+	row ext4 /mnt/e/normal $l 0 5000 0,1,7 fast
 done
 echo BENCH-DONE
 $b poweroff -f
@@ -153,8 +155,10 @@ meta = {"kind": "uml-ab", "boots": int(boots), "rounds": int(rounds),
                      "4": "series, filemap_rcu_free_allowed() on every read (earlier version)",
                      "5": "series, filemap_read_hot() out of line (earlier version)",
                      "6": "series, folio_batch cleared on every read (INIT_STACK_ALL_ZERO)",
+                     "7": "series, fast-read bounce buffer cleared on every call (INIT_STACK_ALL_ZERO)",
                      "f0": "vm.pagecache_fast_read=0 (ext4 rows)",
-                     "f1": "vm.pagecache_fast_read=1 (ext4 rows)"},
+                     "f1": "vm.pagecache_fast_read=1 (ext4 rows)",
+                     "f7": "vm.pagecache_fast_read=1 and variant 7 (ext4 rows)"},
         "uml": "ARCH=um defconfig + bench/uml/uml.config, mem=1G, hostfs root, 1 CPU",
         "host_cpu_model": cpu, "host_cpus": os.cpu_count(), "host_kernel": platform.release()}
 with open(os.path.join(out, "metadata.json"), "w") as f:
