@@ -18,6 +18,13 @@ uml_build() {
 		{ tail -20 "$2/build.log" >&2; die "UML build of $3 failed ($2/build.log)"; }
 }
 
+# uml_ext4_image FILE SIZE: a fresh, empty ext4 image for ubd0=FILE.
+uml_ext4_image() {
+	rm -f "$1"
+	truncate -s "$2" "$1"
+	mkfs.ext4 -q -F "$1"
+}
+
 # uml_module OBJ SOURCE.c: SOURCE.c and the Kbuild next to it, built as a
 # module for the kernel in OBJ, in OBJ-mod (again every time: its vermagic
 # must match the kernel).

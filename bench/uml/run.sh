@@ -150,9 +150,7 @@ for rep in $(seq 1 "$REPS"); do
 	for i in "${!LABELS[@]}"; do
 		label=${LABELS[$i]} boot=$((boot + 1))
 		log=$OUT/logs/$label-rep$rep.log
-		rm -f "$RUN/ext4.img"
-		truncate -s 160M "$RUN/ext4.img"
-		mkfs.ext4 -q -F "$RUN/ext4.img"
+		uml_ext4_image "$RUN/ext4.img" 160M
 		t=$SECONDS rc=0
 		timeout -s KILL 600 "$UB/$label/linux" mem=1G rootfstype=hostfs rootflags=/ ro \
 			init="$RUN/guest.sh" con=null con0=null,fd:1 ubd0="$RUN/ext4.img" \

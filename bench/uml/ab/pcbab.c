@@ -51,6 +51,7 @@ static unsigned int rounds = 300;
 module_param(rounds, uint, 0);
 static char *knob = "shmem";
 module_param(knob, charp, 0);
+static bool knob_fast;	/* knob=fast, decided once in pcbab_init() */
 static int variants[MAX_VARIANTS] = { 0, 1 };
 static int nvariants = 2;
 module_param_array_named(variants, variants, int, &nvariants, 0);
@@ -71,7 +72,7 @@ static int set_variant(int v)
 	loff_t pos = 0;
 	ssize_t ret;
 
-	if (strcmp(knob, "fast")) {
+	if (!knob_fast) {
 		WRITE_ONCE(shmem_read_exp, v);
 		return 0;
 	}
@@ -125,6 +126,7 @@ static int __init pcbab_init(void)
 		       MAX_ROUNDS);
 		return -EINVAL;
 	}
+	knob_fast = !strcmp(knob, "fast");
 	f = filp_open(path, O_RDONLY, 0);
 	if (IS_ERR(f)) {
 		pr_err("pcbab: open %s: %ld\n", path, PTR_ERR(f));
@@ -161,13 +163,13 @@ static int __init pcbab_init(void)
 	for (v = 0; v < nvariants; v++) {
 		sort(ratio[v], rounds, sizeof(u32), cmp_u32, NULL);
 		pr_info("pcbab: %s len=%u mode=%d variant=%s%d ratio_x10000=%u q1=%u q3=%u ns_x100=%llu\n",
-			path, len, mode, strcmp(knob, "fast") ? "" : "f", variants[v], ratio[v][rounds / 2],
+			path, len, mode, knob_fast ? "f" : "", variants[v], ratio[v][rounds / 2],
 			ratio[v][rounds / 4], ratio[v][(3 * rounds) / 4],
 			div64_u64(sum[v] * 100, (u64)iters * rounds));
 	}
 	err = -ECANCELED;
 out:
-	if (!strcmp(knob, "fast"))
+	if (knob_fast)
 		set_variant(1);
 	WRITE_ONCE(shmem_read_exp, 0);
 	kvfree(buf);

@@ -6,7 +6,7 @@ Per row (file, read size, offsets): the speed of the series' tmpfs read loop
 2) relative to 6.12's loop (variant 1) in the same boot: per boot, the
 median over the rounds of the paired ratio (and its quartiles), and the mean
 ns per read of 6.12's loop and of the series.  Where the run has them, two
-more tables: variants 3-6 (what an earlier version of the series did, put
+more tables: variants 3-7 (what an earlier version of the series did, put
 back one at a time) against 6.12's loop like the series, and ext4 rows with
 vm.pagecache_fast_read on (f1) against off (f0).
 
@@ -94,7 +94,7 @@ def report(d):
         f, n, mode = key
         out.append(f"| {f} | {size(n)} | {MODES.get(mode, mode)} | {mean_ns(v['1']):.1f} | "
                    f"{mean_ns(v['0']):.1f} | {speeds(v['0'])} | {speeds(v['2'])} |")
-    # Variants 3-5 (newer runs only): the series with one thing an earlier
+    # Variants 3-7 (newer runs only): the series with one thing an earlier
     # version did put back, each against 6.12's loop like the series above.
     earlier = [k for k in EARLIER if any(k in v for v in rows.values())]
     if earlier:
@@ -121,16 +121,16 @@ def report(d):
                    "the same rounds (vm.pagecache_fast_read flipped between batches): speed = "
                    "ns off / ns on (> 1: the lockless read is faster):")
         out.append("")
-        f7 = any("f7" in rows[k] for k in ext4)
-        out.append("| file | read | offsets | off ns | on ns | speed on/off per boot |" +
-                   (" on, bounce buffer cleared on every call |" if f7 else ""))
-        out.append("|---|---|---|---|---|---|" + ("---|" if f7 else ""))
+        cols = {"f1": "speed on/off per boot", "f7": "on, bounce buffer cleared on every call"}
+        cols = {k: t for k, t in cols.items() if any(k in rows[r] for r in ext4)}
+        out.append("| file | read | offsets | off ns | on ns | " + " | ".join(cols.values()) + " |")
+        out.append("|---|---|---|---|---|" + "---|" * len(cols))
         for key in ext4:
             v = rows[key]
             f, n, mode = key
             out.append(f"| {f} | {size(n)} | {MODES.get(mode, mode)} | {mean_ns(v['f0']):.1f} | "
-                       f"{mean_ns(v['f1']):.1f} | {speeds(v['f1'])} |" +
-                       ((f" {speeds(v['f7'])} |" if "f7" in v else " - |") if f7 else ""))
+                       f"{mean_ns(v['f1']):.1f} | " +
+                       " | ".join(speeds(v[k]) if k in v else "-" for k in cols) + " |")
     text = "\n".join(out) + "\n"
     with open(os.path.join(d, "report.md"), "w") as f:
         f.write(text)

@@ -130,9 +130,7 @@ echo "boot,file,len,mode,variant,ratio_x10000,q1_x10000,q3_x10000,ns_x100" >"$OU
 T0=$SECONDS
 for boot in $(seq 1 "$BOOTS"); do
 	log=$OUT/logs/boot$boot.log t=$SECONDS rc=0
-	rm -f "$RUN/ext4.img"
-	truncate -s 64M "$RUN/ext4.img"
-	mkfs.ext4 -q -F "$RUN/ext4.img"
+	uml_ext4_image "$RUN/ext4.img" 64M
 	timeout -s KILL 900 "$OBJ/linux" mem=1G rootfstype=hostfs rootflags=/ ro \
 		init="$RUN/guest.sh" con=null con0=null,fd:1 ubd0="$RUN/ext4.img" \
 		umid="pcbab$$" uml_dir="$RUN" pcb_boot="$boot" pcb_rounds="$ROUNDS" \
