@@ -73,6 +73,15 @@ def uml_report():
     return mod
 
 
+def bench_report():
+    """bench/report.py as a module: its model_table()."""
+    spec = importlib.util.spec_from_file_location(
+        "bench_report", os.path.join(TOP, "bench", "report.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
 def wrap(text):
     return textwrap.fill(text, 72, break_on_hyphens=False)
 
@@ -167,7 +176,24 @@ def main():
                            % ((fs, file, um.size(ln), "0" if mode == "0" else "seq",
                                r[ub][0], r[uo][0]) + r[speed]))
     mb = rows(os.path.join(d, "model-bench.csv"))
-    if mb:
+    if mb and "len" in mb[0]:
+        mt = bench_report().model_table(mb)
+        out.append("")
+        out.append(wrap(
+            "Userspace model on the host's real cores (%s), one shared "
+            "folio, the refcounted copy against the lockless one (which "
+            "copies twice, through its bounce buffer), ops/s as the median "
+            "of %d runs, rcu/refcount as median (min-max) of per-run "
+            "ratios (%s/model-bench.csv):"
+            % (meta.get("host_cpu_model"), max((v["runs"] for v in mt.values()), default=0),
+               rel)))
+        out.append("")
+        out.append("  %5s %7s %12s %12s  %s" % ("read", "threads", "refcount", "rcu",
+                                              "rcu/refcount"))
+        for (ln, t), v in sorted(mt.items()):
+            out.append("  %5s %7d %12s %12s  %.2f (%.2f-%.2f)"
+                       % ("%d B" % ln, t, fmt(v["refcount"]), fmt(v["rcu"])) + v["ratio"])
+    elif mb:
         out.append("")
         out.append(wrap(
             "Userspace model on the host's real cores (%s), one shared "

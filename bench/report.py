@@ -373,7 +373,8 @@ def report(resdir, base=None, plots=True):
         md += ["### git grep over kernel sources (wall time per run; ratio < 1 is faster)",
                "", table, ""]
     model = read_csv(os.path.join(resdir, "model-bench.csv"))
-    if model:
+    if model and "len" not in model[0]:
+        # a folder from before the read-length sweep: one run at 512 bytes
         md += ["## Userspace model on the host's CPUs (tools/testing/pagecache-model)", "",
                "All threads read one shared folio: `refcount` takes and drops a "
                "reference around the copy, `rcu` is the series' filemap_fast_copy(). "
@@ -390,6 +391,26 @@ def report(resdir, base=None, plots=True):
                 md.append(f"| {t} | {fmt(rc)} | {fmt(ru)} | {ru / rc:.2f} |")
         md.append("")
         result["model"] = by
+    elif model:
+        mt = model_table(model)
+        runs = max(v["runs"] for v in mt.values()) if mt else 0
+        md += ["## Userspace model on the host's CPUs (tools/testing/pagecache-model)", "",
+               "All threads read the same bytes of one shared folio: `refcount` takes and "
+               "drops a reference around a copy to the reader's buffer, `rcu` is the "
+               "series' filemap_fast_copy() into a bounce buffer and a second copy out of "
+               "it, as filemap_read_fast() does. "
+               f"Host: {meta.get('host_cpu_model', '?')}, {meta.get('host_cpus', '?')} CPUs; "
+               "this runs on real cores, so it shows the cost of the refcount bouncing "
+               f"as far as the host has cores. ops/s: median of {runs} runs; rcu/refcount: "
+               "median (min-max) of the per-run ratios.", "",
+               "| read | threads | refcount ops/s | rcu ops/s | rcu/refcount |",
+               "|---|---|---|---|---|"]
+        for (ln, t), v in sorted(mt.items()):
+            m, lo, hi = v["ratio"]
+            md.append(f"| {ln} B | {t} | {fmt(v['refcount'])} | {fmt(v['rcu'])} | "
+                      f"{m:.2f} ({lo:.2f}-{hi:.2f}) |")
+        md.append("")
+        result["model"] = mt
     deltas = vmstat_deltas(resdir)
     if deltas:
         names = sorted({c for v in deltas.values() for c in v})
@@ -411,6 +432,28 @@ def report(resdir, base=None, plots=True):
     with open(os.path.join(resdir, "report.md"), "w") as f:
         f.write("\n".join(md))
     return result
+
+
+def model_table(rows):
+    """Rows of model-bench.csv (run,mode,threads,len,...) by (len, threads):
+    the median ops/s of each mode over the runs, and the median, min and max
+    of the per-run ratio rcu/refcount; runs missing a mode are left out."""
+    by = defaultdict(lambda: defaultdict(dict))
+    for r in rows:
+        by[(int(r["len"]), int(r["threads"]))][r.get("run", "1")][r["mode"]] = \
+            float(r["ops_per_sec"])
+    out = {}
+    for key, runs in by.items():
+        pairs = [(v["refcount"], v["rcu"]) for v in runs.values()
+                 if v.get("refcount", 0) > 0 and "rcu" in v]
+        if not pairs:
+            continue
+        ratios = [ru / rc for rc, ru in pairs]
+        out[key] = {"refcount": median([rc for rc, _ in pairs]),
+                    "rcu": median([ru for _, ru in pairs]),
+                    "ratio": (median(ratios), min(ratios), max(ratios)),
+                    "runs": len(pairs)}
+    return out
 
 
 def check():
@@ -437,6 +480,14 @@ def check():
             "kernel,rep,workload,fs,threads,run,seconds,matches\n"
             "base,1,gitgrep,tmpfs,2,1,2.00,7\nbase,1,gitgrep,tmpfs,2,2,4.00,7\n"
             "final,1,gitgrep,tmpfs,2,1,1.00,7\nfinal,1,gitgrep,tmpfs,2,2,2.00,7\n")
+        # model: 16 B at 2 threads, runs 1-3: rcu/refcount 2.0, 1.5, 3.0;
+        # run 4 has no rcu row and is left out
+        open(os.path.join(tmp, "model-bench.csv"), "w").write(
+            "run,mode,threads,len,ops,seconds,ops_per_sec\n"
+            "1,refcount,2,16,10,1.000,10\n1,rcu,2,16,20,1.000,20\n"
+            "2,refcount,2,16,20,1.000,20\n2,rcu,2,16,30,1.000,30\n"
+            "3,refcount,2,16,10,1.000,10\n3,rcu,2,16,30,1.000,30\n"
+            "4,refcount,2,16,99,1.000,99\n")
         r = report(tmp, plots=False)
         fails = []
 
@@ -461,8 +512,19 @@ def check():
         eq("unpaired fio hi", rf[2], 1500 / 1000)
         if rf[3]:
             fails.append("fio ratio should be unpaired")
+        m = r["model"].get((16, 2), {})
+        eq("model runs", m.get("runs", 0), 3)
+        eq("model refcount median", m.get("refcount", 0), 10)
+        eq("model rcu median", m.get("rcu", 0), 30)
+        eq("model ratio median", m.get("ratio", (0,))[0], 2.0)
+        eq("model ratio min", m.get("ratio", (0, 0))[1], 1.5)
+        eq("model ratio max", m.get("ratio", (0, 0, 0))[2], 3.0)
         eq("gitgrep time ratio", r["gitgrep"][("gitgrep", "tmpfs", 2)]["final"][0], 0.5)
         text = open(os.path.join(tmp, "report.md")).read()
+        if "| 16 B | 2 | 10 | 30 | 2.00 (1.50-3.00) |" not in text:
+            fails.append("model row (16 B, 2 threads) not in report.md")
+        if "median of 3 runs" not in text:
+            fails.append("the model's run count is not in report.md")
         if "TCG" not in text:
             fails.append("the TCG caveat is missing from report.md")
         if "**Accel: tcg (no KVM: test note).**" not in text:
@@ -474,7 +536,8 @@ def check():
             print(f"not ok - {f}")
         if fails:
             return 1
-        print("ok - report.py: medians, spreads, paired and unpaired ratios, efficiency, caveat")
+        print("ok - report.py: medians, spreads, paired and unpaired ratios, efficiency, "
+              "caveat, model runs")
         return 0
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

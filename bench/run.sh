@@ -260,14 +260,20 @@ EOF
 chmod +x "$OUT/reproducer.sh"
 
 # The userspace model on the host's real cores: a reference-counted read
-# against the lockless copy of mm/filemap_fast.h, 1..N threads on one folio.
+# against the lockless copy of mm/filemap_fast.h, 1..N threads on one folio,
+# reads of 16 to 512 bytes, MODEL_RUNS runs (a column of its own in the CSV).
 MODEL=$TOP/tools/testing/pagecache-model
 if [ "$SMOKE" != 1 ] && [ -f "$TOP/build/linux/mm/filemap_fast.h" ]; then
-	note "model bench: refcount vs lockless copy on the host's $(nproc) CPUs"
+	note "model bench: refcount vs lockless copy on the host's $(nproc) CPUs, ${MODEL_RUNS:-3} runs"
 	if make -s -C "$MODEL" KSRC="$TOP/build/linux" O="$TOP/build/model" \
 		"$TOP/build/model/pagecache-model-bench" >"$OUT/model-bench.log" 2>&1; then
-		"$TOP/build/model/pagecache-model-bench" -b -d "${MODEL_SECONDS:-2}" -t "$(nproc)" \
-			>"$OUT/model-bench.csv" 2>>"$OUT/model-bench.log" || note "model bench failed ($OUT/model-bench.log)"
+		for run in $(seq 1 "${MODEL_RUNS:-3}"); do
+			"$TOP/build/model/pagecache-model-bench" -b -d "${MODEL_SECONDS:-2}" \
+				-t "$(nproc)" -l 16,64,256,512 2>>"$OUT/model-bench.log" |
+				awk -v run="$run" \
+					'NR == 1 { if (run == 1) print "run," $0; next } { print run "," $0 }' ||
+				{ note "model bench failed ($OUT/model-bench.log)"; break; }
+		done >"$OUT/model-bench.csv"
 	else
 		note "model bench: build failed ($OUT/model-bench.log)"
 	fi

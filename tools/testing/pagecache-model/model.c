@@ -1203,12 +1203,22 @@ static int run_model(void)
 	return tap_failed ? 1 : 0;
 }
 
-/* Bench: refcounted read vs filemap_fast_copy(), 1..N threads. */
+/*
+ * Bench: refcounted read vs filemap_fast_copy(), 1..N threads, for each
+ * read length of -l.  Both end with the bytes in a second buffer, the
+ * reader's: the refcounted read copies straight into it, as
+ * copy_folio_to_iter() does, and the lockless one through its bounce
+ * buffer, as filemap_read_fast() does.
+ */
 
-#define BENCH_LEN	512
+#define BENCH_MAX_LEN	512	/* FILEMAP_FAST_READ_MAX in mm/filemap.c */
+#define BENCH_MAX_LENS	16
 
 static struct model_file *bench_file;
 static int bench_mode;		/* 0: refcount, 1: rcu */
+static size_t bench_len;
+static size_t bench_lens[BENCH_MAX_LENS] = { 16, 64, 256, 512 };
+static unsigned int bench_nlens = 4;
 
 struct bench_arg {
 	unsigned long ops;
@@ -1219,7 +1229,8 @@ static void *bench_thread(void *arg)
 	struct bench_arg *ba = arg;
 	struct address_space *mapping = &bench_file->mapping;
 	struct model_thread t;
-	u64 buf[BENCH_LEN / 8];
+	u64 buf[BENCH_MAX_LEN / 8], out[BENCH_MAX_LEN / 8];
+	size_t want = bench_len;
 	unsigned long ops = 0;
 
 	thread_init(&t, 5000);
@@ -1250,28 +1261,58 @@ static void *bench_thread(void *arg)
 			if (!folio)
 				continue;
 			kaddr = kmap_local_page(folio_page(folio, 0));
-			memcpy(buf, kaddr, BENCH_LEN);
+			memcpy(out, kaddr, want);
 			kunmap_local(kaddr);
 			folio_put_model(folio);
 			ops++;
 		} else {
+			enum filemap_fast_status status;
 			size_t len;
 
 			rcu_read_lock();
-			if (model_fast_copy(mapping, 0, buf, BENCH_LEN, &len) ==
-			    FILEMAP_FAST_COPIED)
-				ops++;
+			status = model_fast_copy(mapping, 0, buf, want, &len);
 			rcu_read_unlock();
+			if (status != FILEMAP_FAST_COPIED)
+				continue;
+			memcpy(out, buf, len);
+			ops++;
 		}
+		/* the copies are the work: keep the compiler from dropping them */
+		asm volatile("" : : "r"(out), "r"(buf) : "memory");
 	}
 	rcu_unregister_thread();
 	ba->ops = ops;
 	return NULL;
 }
 
+/* One CSV line: n threads reading bench_len bytes in bench_mode. */
+static int bench_point(unsigned int n)
+{
+	pthread_t th[n];
+	struct bench_arg ba[n];
+	unsigned long ops = 0;
+	double start, secs;
+	unsigned int i;
+
+	__atomic_store_n(&stop, 0, __ATOMIC_RELAXED);
+	start = now();
+	for (i = 0; i < n; i++)
+		pthread_create(&th[i], NULL, bench_thread, &ba[i]);
+	run_for(opt_duration);
+	for (i = 0; i < n; i++) {
+		pthread_join(th[i], NULL);
+		ops += ba[i].ops;
+	}
+	secs = now() - start;
+	printf("%s,%u,%zu,%lu,%.3f,%.0f\n", bench_mode ? "rcu" : "refcount",
+	       n, bench_len, ops, secs, ops / secs);
+	fflush(stdout);
+	return ops ? 0 : 1;
+}
+
 static int run_bench(void)
 {
-	unsigned int n, max = opt_readers, i;
+	unsigned int n, l, max = opt_readers;
 	struct folio *folio;
 	struct model_thread t;
 
@@ -1286,44 +1327,45 @@ static int run_bench(void)
 			  1UL << PG_rcu_free, __ATOMIC_RELEASE);
 	__atomic_and_fetch(&folio->flags, ~(1UL << PG_readahead),
 			   __ATOMIC_RELEASE);
-	if (i_size_read(&bench_file->inode) < BENCH_LEN)
+	if (i_size_read(&bench_file->inode) < BENCH_MAX_LEN)
 		set_size(bench_file, PAGE_SIZE);
 
-	printf("mode,threads,ops,seconds,ops_per_sec\n");
-	for (bench_mode = 0; bench_mode < 2; bench_mode++) {
-		for (n = 1; n <= max; n++) {
-			pthread_t th[n];
-			struct bench_arg ba[n];
-			unsigned long ops = 0;
-			double start, secs;
-
-			__atomic_store_n(&stop, 0, __ATOMIC_RELAXED);
-			start = now();
-			for (i = 0; i < n; i++)
-				pthread_create(&th[i], NULL, bench_thread, &ba[i]);
-			run_for(opt_duration);
-			for (i = 0; i < n; i++) {
-				pthread_join(th[i], NULL);
-				ops += ba[i].ops;
-			}
-			secs = now() - start;
-			printf("%s,%u,%lu,%.3f,%.0f\n",
-			       bench_mode ? "rcu" : "refcount", n, ops, secs,
-			       ops / secs);
-			fflush(stdout);
-			if (!ops)
-				return 1;
-		}
+	printf("mode,threads,len,ops,seconds,ops_per_sec\n");
+	for (l = 0; l < bench_nlens; l++) {
+		bench_len = bench_lens[l];
+		for (bench_mode = 0; bench_mode < 2; bench_mode++)
+			for (n = 1; n <= max; n++)
+				if (bench_point(n))
+					return 1;
 	}
 	self = NULL;
 	return 0;
+}
+
+/* -l 16,64,...: read lengths of the bench, 1..BENCH_MAX_LEN each. */
+static bool parse_lens(const char *arg)
+{
+	const char *p = arg;
+	char *end;
+
+	bench_nlens = 0;
+	do {
+		unsigned long v = strtoul(p, &end, 10);
+
+		if (end == p || !v || v > BENCH_MAX_LEN ||
+		    bench_nlens == BENCH_MAX_LENS || (*end && *end != ','))
+			return false;
+		bench_lens[bench_nlens++] = v;
+		p = end + 1;
+	} while (*end);
+	return true;
 }
 
 static void print_usage(const char *prog)
 {
 	fprintf(stderr,
 		"usage: %s [-s seed] [-d seconds] [-t readers] [-a adversaries]\n"
-		"          [-w 0|1] [-x] [-v] [-b]\n"
+		"          [-w 0|1] [-x] [-v] [-b [-l len,...]]\n"
 		"  -s  random seed (default: time)\n"
 		"  -d  duration in seconds (bench: per point; default 10, bench 1)\n"
 		"  -t  reader threads (bench: up to this many; default 4, bench nproc)\n"
@@ -1331,7 +1373,9 @@ static void print_usage(const char *prog)
 		"  -w  widen race windows with random delays (default 1)\n"
 		"  -x  stop at the first data or use-after-free error\n"
 		"  -v  print bad copies\n"
-		"  -b  bench: refcount vs RCU read, CSV\n", prog);
+		"  -b  bench: refcount vs RCU read, CSV\n"
+		"  -l  bench read lengths, 1..%d bytes each (default 16,64,256,512)\n",
+		prog, BENCH_MAX_LEN);
 	exit(2);
 }
 
@@ -1341,7 +1385,7 @@ int main(int argc, char **argv)
 	int opt, ret;
 
 	opt_seed = time(NULL);
-	while ((opt = getopt(argc, argv, "s:d:t:a:w:xvbh")) != -1) {
+	while ((opt = getopt(argc, argv, "s:d:t:a:w:xvbl:h")) != -1) {
 		switch (opt) {
 		case 's':
 			opt_seed = strtoul(optarg, NULL, 0);
@@ -1368,6 +1412,14 @@ int main(int argc, char **argv)
 			break;
 		case 'b':
 			opt_bench = true;
+			break;
+		case 'l':
+			if (!parse_lens(optarg)) {
+				fprintf(stderr,
+					"-l wants at most %d lengths of 1..%d bytes, comma-separated, not '%s'\n",
+					BENCH_MAX_LENS, BENCH_MAX_LEN, optarg);
+				exit(2);
+			}
 			break;
 		default:
 			print_usage(argv[0]);
