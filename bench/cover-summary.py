@@ -192,7 +192,7 @@ def main():
                                               "rcu/refcount"))
         for (ln, t), v in sorted(mt.items()):
             out.append("  %5s %7d %12s %12s  %.2f (%.2f-%.2f)"
-                       % ("%d B" % ln, t, fmt(v["refcount"]), fmt(v["rcu"])) + v["ratio"])
+                       % (("%d B" % ln, t, fmt(v["refcount"]), fmt(v["rcu"])) + v["ratio"]))
     elif mb:
         out.append("")
         out.append(wrap(
