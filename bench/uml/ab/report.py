@@ -34,7 +34,7 @@ _spec = importlib.util.spec_from_file_location(
 _uml = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(_uml)
 size, MODES = _uml.size, _uml.MODES
-FILES = ["normal", "falloc", "hole"]
+FILES = ["normal", "small", "big", "falloc", "hole"]
 # knob.patch's variants that put back, one at a time, what an earlier
 # version of the series did.
 EARLIER = {"3": "one-page reads through the batch",
@@ -81,8 +81,11 @@ def report(d):
     out.append(f"Kernel: {meta['commit'][:12]} + {meta['patch']} (6.12's shmem_file_read_iter() "
                "beside the series', picked per batch of reads). Speed = ns of 6.12's loop / ns of "
                "the variant, paired within each round (> 1: faster than 6.12); per boot, the "
-               "median over the rounds and (quartiles). tmpfs huge=never, 64 MiB files: one CPU "
-               "and no THP, so neither contention nor large folios.")
+               "median over the rounds and (quartiles). tmpfs huge=never, 64 MiB files"
+               + ("" if not {"small", "big"} & {k[0] for k in rows} else
+                  " (small: 4 MiB written, in the host's L3 cache; big: 1 GiB written, the "
+                  "size of the fio runs of Chi Zhiling's shmem series)")
+               + ": one CPU and no THP, so neither contention nor large folios.")
     out.append("")
     out.append("| file | read | offsets | 6.12 ns | series ns | series speed per boot | "
                "without filemap_read_hot() |")
@@ -217,8 +220,23 @@ def check():
                        "patch": "bench/uml/ab/knob.patch"}, f)
         text = report(d)
         assert "earlier version" not in text, text
+        assert "small: 4 MiB" not in text, text
         lines = [l for l in text.splitlines() if l.startswith("| ") and not l.startswith("| file")]
         assert len(lines) == 2, lines
+        with open(os.path.join(d, "ab.csv"), "a") as f:
+            for boot in (1, 2):
+                for var, ratio in (("1", 10000), ("0", 10200), ("2", 10100)):
+                    f.write(f"{boot},big,65536,1,{var},{ratio},{ratio},{ratio},5000\n")
+        text = report(d)
+        assert "small: 4 MiB written" in text, text
+        big = [l for l in text.splitlines() if l.startswith("| ") and not l.startswith("| file")]
+        assert [l.split(" | ")[0] for l in big] == ["| normal", "| big", "| hole"], big
+        assert big[1].endswith("| 1.02 (1.02-1.02), 1.02 (1.02-1.02) | "
+                               "1.01 (1.01-1.01), 1.01 (1.01-1.01) |"), big[1]
+        with open(os.path.join(d, "ab.csv")) as f:
+            keep = [l for l in f if ",big," not in l]
+        with open(os.path.join(d, "ab.csv"), "w") as f:
+            f.writelines(keep)
         with open(os.path.join(d, "ab.csv"), "a") as f:
             for boot in (1, 2):
                 f.write(f"{boot},normal,4096,0,3,9700,9600,9800,20619\n")

@@ -76,7 +76,11 @@ OUT=$(cd "$OUT" && pwd)
 
 # 2. The guest: tmpfs huge=never, 64 MiB written, fallocated and sparse
 # files, as bench/uml/run.sh; rows of 4 KiB at offset 0 and 4 KiB, 64 KiB
-# and 1 MiB sequential (the fio table's sizes), every variant; then 16 to
+# and 1 MiB sequential (the fio table's sizes), every variant; the same
+# sequential reads of a written file of 4 MiB ("small", in the host's L3
+# cache) and of 1 GiB ("big", the size of the fio runs of Chi Zhiling's
+# shmem series), variants 1, 0 and 2, to see whether the file's size
+# decides what the batch saves; then 16 to
 # 512 B at offset 0 of the written file, variants 1, 0, 2 and 7, and of an
 # ext4 file (a fresh ubd image each boot) with pcbab's knob=fast, which
 # flips vm.pagecache_fast_read too (f0 = off, f1 = on, f7 = on with
@@ -89,8 +93,10 @@ b=@BUSYBOX@
 fail() { echo "pcbab-guest: error: $*"; echo BENCH-FAILED; $b poweroff -f; exit 1; }
 $b mount -t proc proc /proc || fail proc
 $b mount -t tmpfs -o size=16m top /mnt && $b mkdir /mnt/t /mnt/e || fail "tmpfs on /mnt"
-$b mount -t tmpfs -o size=400m,huge=never t /mnt/t || fail tmpfs
+$b mount -t tmpfs -o size=1400m,huge=never t /mnt/t || fail tmpfs
 $b dd if=/dev/urandom of=/mnt/t/normal bs=1M count=64 2>/dev/null || fail "write file"
+$b dd if=/dev/urandom of=/mnt/t/small bs=1M count=4 2>/dev/null || fail "write small file"
+$b dd if=/dev/urandom of=/mnt/t/big bs=1M count=1024 2>/dev/null || fail "write big file"
 $b fallocate -l 64M /mnt/t/falloc || fail fallocate
 $b truncate -s 64M /mnt/t/hole || fail truncate
 $b mount -t ext4 /dev/ubda /mnt/e || fail "ext4 on /dev/ubda"
@@ -114,6 +120,11 @@ for f in normal falloc hole; do
 	row $f /mnt/t/$f 65536 1 200 $ALL
 	row $f /mnt/t/$f 1048576 1 12 $ALL
 done
+for f in small big; do
+	row $f /mnt/t/$f 4096 1 2000 1,0,2
+	row $f /mnt/t/$f 65536 1 200 1,0,2
+	row $f /mnt/t/$f 1048576 1 12 1,0,2
+done
 # Short reads of one hot folio, where the lockless read's bounce copy meets
 # what it saves: tmpfs against 6.12's loop, and ext4 with the lockless read
 # off (f0, the reference point) and on (f1); 7: the bounce buffer cleared.
@@ -131,7 +142,7 @@ T0=$SECONDS
 for boot in $(seq 1 "$BOOTS"); do
 	log=$OUT/logs/boot$boot.log t=$SECONDS rc=0
 	uml_ext4_image "$RUN/ext4.img" 64M
-	timeout -s KILL 900 "$OBJ/linux" mem=1G rootfstype=hostfs rootflags=/ ro \
+	timeout -s KILL 900 "$OBJ/linux" mem=2G rootfstype=hostfs rootflags=/ ro \
 		init="$RUN/guest.sh" con=null con0=null,fd:1 ubd0="$RUN/ext4.img" \
 		umid="pcbab$$" uml_dir="$RUN" pcb_boot="$boot" pcb_rounds="$ROUNDS" \
 		pcb_ko="$OBJ-mod/pcbab.ko" </dev/null >"$log" 2>&1 || rc=$?
@@ -157,7 +168,7 @@ meta = {"kind": "uml-ab", "boots": int(boots), "rounds": int(rounds),
                      "f0": "vm.pagecache_fast_read=0 (ext4 rows)",
                      "f1": "vm.pagecache_fast_read=1 (ext4 rows)",
                      "f7": "vm.pagecache_fast_read=1 and variant 7 (ext4 rows)"},
-        "uml": "ARCH=um defconfig + bench/uml/uml.config, mem=1G, hostfs root, 1 CPU",
+        "uml": "ARCH=um defconfig + bench/uml/uml.config, mem=2G, hostfs root, 1 CPU",
         "host_cpu_model": cpu, "host_cpus": os.cpu_count(), "host_kernel": platform.release()}
 with open(os.path.join(out, "metadata.json"), "w") as f:
     json.dump(meta, f, indent=2)
