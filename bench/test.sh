@@ -90,8 +90,8 @@ t "uml/ab/run.sh parses; rejects --boots 0, --rounds 5000" bash -c "
 	bash -n '$HERE/uml/ab/run.sh' &&
 	'$HERE/uml/ab/run.sh' --boots 0 2>&1 | grep -q 'boots wants a positive integer' &&
 	'$HERE/uml/ab/run.sh' --rounds 5000 2>&1 | grep -q 'rounds wants an integer 1..1000'"
-t "uml/ab/knob.patch applies to mm/filemap.c and mm/shmem.c of branch work" bash -c "
+t "uml/ab/knob.patch applies to mm/filemap.c, mm/internal.h and mm/shmem.c of branch work" bash -c "
 	k='$HERE/../build/linux' t=\$(mktemp -d) && trap 'rm -rf \$t' EXIT &&
-	git -C \$k archive work mm/filemap.c mm/shmem.c | tar -x -C \$t &&
+	git -C \$k archive work mm/filemap.c mm/internal.h mm/shmem.c | tar -x -C \$t &&
 	cd \$t && git apply --check '$HERE/uml/ab/knob.patch'"
 tap_done

@@ -6,9 +6,9 @@ Per row (file, read size, offsets): the speed of the series' tmpfs read loop
 2) relative to 6.12's loop (variant 1) in the same boot: per boot, the
 median over the rounds of the paired ratio (and its quartiles), and the mean
 ns per read of 6.12's loop and of the series.  Where the run has them, two
-more tables: variants 3-7 (what an earlier version of the series did, put
+more tables: variants 3-8 (what an earlier version of the series did, put
 back one at a time) against 6.12's loop like the series, and ext4 rows with
-vm.pagecache_fast_read on (f1) against off (f0).
+vm.pagecache_fast_read on (f1, f7, f8) against off (f0).
 
     bench/uml/ab/report.py DIR      write DIR/report.md, print it
     bench/uml/ab/report.py --guest DIR  the same from DIR/ab-guest.csv
@@ -41,7 +41,8 @@ EARLIER = {"3": "one-page reads through the batch",
            "4": "filemap_rcu_free_allowed() on every read",
            "5": "filemap_read_hot() out of line",
            "6": "folio_batch cleared on every read",
-           "7": "bounce buffer cleared on every call"}
+           "7": "bounce buffer cleared on every call",
+           "8": "no 512-byte limit on the lockless read"}
 
 
 def load(d):
@@ -97,7 +98,7 @@ def report(d):
         f, n, mode = key
         out.append(f"| {f} | {size(n)} | {MODES.get(mode, mode)} | {mean_ns(v['1']):.1f} | "
                    f"{mean_ns(v['0']):.1f} | {speeds(v['0'])} | {speeds(v['2'])} |")
-    # Variants 3-7 (newer runs only): the series with one thing an earlier
+    # Variants 3-8 (newer runs only): the series with one thing an earlier
     # version did put back, each against 6.12's loop like the series above.
     earlier = [k for k in EARLIER if any(k in v for v in rows.values())]
     if earlier:
@@ -124,7 +125,8 @@ def report(d):
                    "the same rounds (vm.pagecache_fast_read flipped between batches): speed = "
                    "ns off / ns on (> 1: the lockless read is faster):")
         out.append("")
-        cols = {"f1": "speed on/off per boot", "f7": "on, bounce buffer cleared on every call"}
+        cols = {"f1": "speed on/off per boot", "f7": "on, bounce buffer cleared on every call",
+                "f8": "on, no 512-byte limit"}
         cols = {k: t for k, t in cols.items() if any(k in rows[r] for r in ext4)}
         out.append("| file | read | offsets | off ns | on ns | " + " | ".join(cols.values()) + " |")
         out.append("|---|---|---|---|---|" + "---|" * len(cols))
@@ -265,6 +267,20 @@ def check():
         assert ("| normal | 16 B | offset 0 | 1.20 (1.10-1.30), 1.20 (1.10-1.30) | - | "
                 "1.10 (1.00-1.20), 1.10 (1.00-1.20) |") in text, text
         assert "| ext4 |" not in text.split("ext4 (a fresh", 1)[0], text
+        assert "no 512-byte limit" not in text, text
+        with open(os.path.join(d, "ab.csv"), "a") as f:
+            for boot in (1, 2):
+                f.write(f"{boot},ext4,4096,0,f0,10000,10000,10000,20000\n")
+                f.write(f"{boot},ext4,4096,0,f1,10000,10000,10000,20000\n")
+                f.write(f"{boot},ext4,4096,0,f8,8000,7500,8500,25000\n")
+        text8 = report(d)
+        assert "| on, bounce buffer cleared on every call | on, no 512-byte limit |" in text8, text8
+        assert ("| ext4 | 4 KiB | offset 0 | 200.0 | 200.0 | 1.00 (1.00-1.00), 1.00 (1.00-1.00) | "
+                "- | 0.80 (0.75-0.85), 0.80 (0.75-0.85) |") in text8, text8
+        with open(os.path.join(d, "ab.csv")) as f:
+            keep = [l for l in f if ",ext4,4096," not in l]
+        with open(os.path.join(d, "ab.csv"), "w") as f:
+            f.writelines(keep)
         assert lines[0].startswith("| normal | 4 KiB | offset 0 | 200.0 | 181.8 | "
                                    "1.10 (1.09-1.11), 1.10 (1.09-1.11) | 1.05"), lines[0]
         assert lines[1].startswith("| hole | 64 KiB | sequential |"), lines[1]

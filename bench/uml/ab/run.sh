@@ -22,7 +22,9 @@
 # filemap_rcu_free_allowed() asked on every read, 5 = filemap_read_hot()
 # called out of line, 6 = the folio_batch cleared on every read, as
 # CONFIG_INIT_STACK_ALL_ZERO does without __uninitialized, 7 = likewise
-# filemap_read_fast()'s 512-byte bounce buffer.
+# filemap_read_fast()'s 512-byte bounce buffer, 8 = no 512-byte limit on
+# the lockless read (reads of any size through the bounce buffer, 512
+# bytes at a time, as before the limit).
 #
 # The source is a worktree of build/linux (--src, default build/linux-ab)
 # with knob.patch applied; objects in --obj (default build/uml/ab), with
@@ -84,7 +86,8 @@ OUT=$(cd "$OUT" && pwd)
 # 512 B at offset 0 of the written file, variants 1, 0, 2 and 7, and of an
 # ext4 file (a fresh ubd image each boot) with pcbab's knob=fast, which
 # flips vm.pagecache_fast_read too (f0 = off, f1 = on, f7 = on with
-# variant 7).
+# variant 7); then 1 to 16 KiB at offset 0 of both, with variant 8 (f8),
+# what the 512-byte limit saves (also in the 4 KiB row at offset 0).
 RUN=$(mktemp -d "$BUILD/uml/run-ab.XXXXXX")
 trap 'rm -rf "$RUN"' EXIT
 sed "s|@BUSYBOX@|$BUSYBOX|" >"$RUN/guest.sh" <<'EOF'
@@ -115,7 +118,7 @@ row() { # name path len mode iters variants [knob]
 }
 ALL=1,0,2,3,4,5,6
 for f in normal falloc hole; do
-	[ $f = normal ] && row $f /mnt/t/$f 4096 0 2000 $ALL
+	[ $f = normal ] && row $f /mnt/t/$f 4096 0 2000 $ALL,8
 	row $f /mnt/t/$f 4096 1 2000 $ALL
 	row $f /mnt/t/$f 65536 1 200 $ALL
 	row $f /mnt/t/$f 1048576 1 12 $ALL
@@ -131,6 +134,13 @@ done
 for l in 16 64 128 192 256 384 512; do
 	row normal /mnt/t/normal $l 0 5000 1,0,2,7
 	row ext4 /mnt/e/normal $l 0 5000 0,1,7 fast
+done
+# Longer reads, where the limit keeps the reference-counted loop (0, f1)
+# and variant 8 (f8) reads through the bounce buffer as before the limit
+# (tmpfs at 4 KiB: in the first rows).
+for l in 1024 2048 4096 16384; do
+	[ $l = 4096 ] || row normal /mnt/t/normal $l 0 2000 1,0,8
+	row ext4 /mnt/e/normal $l 0 2000 0,1,8 fast
 done
 echo BENCH-DONE
 $b poweroff -f
@@ -165,9 +175,11 @@ meta = {"kind": "uml-ab", "boots": int(boots), "rounds": int(rounds),
                      "5": "series, filemap_read_hot() out of line (earlier version)",
                      "6": "series, folio_batch cleared on every read (INIT_STACK_ALL_ZERO)",
                      "7": "series, fast-read bounce buffer cleared on every call (INIT_STACK_ALL_ZERO)",
+                     "8": "series without the 512-byte limit on the lockless read (earlier version)",
                      "f0": "vm.pagecache_fast_read=0 (ext4 rows)",
                      "f1": "vm.pagecache_fast_read=1 (ext4 rows)",
-                     "f7": "vm.pagecache_fast_read=1 and variant 7 (ext4 rows)"},
+                     "f7": "vm.pagecache_fast_read=1 and variant 7 (ext4 rows)",
+                     "f8": "vm.pagecache_fast_read=1 and variant 8 (ext4 rows)"},
         "uml": "ARCH=um defconfig + bench/uml/uml.config, mem=2G, hostfs root, 1 CPU",
         "host_cpu_model": cpu, "host_cpus": os.cpu_count(), "host_kernel": platform.release()}
 with open(os.path.join(out, "metadata.json"), "w") as f:
