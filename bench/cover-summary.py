@@ -64,19 +64,10 @@ def paired(data, key, val, base, other):
     return out
 
 
-def uml_report():
-    """bench/uml/report.py as a module: its analyse() and size()."""
-    spec = importlib.util.spec_from_file_location(
-        "uml_report", os.path.join(TOP, "bench", "uml", "report.py"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-def bench_report():
-    """bench/report.py as a module: its model_table()."""
-    spec = importlib.util.spec_from_file_location(
-        "bench_report", os.path.join(TOP, "bench", "report.py"))
+def load_report(name, *path):
+    """A report script under bench/ as a module: bench/uml/report.py for its
+    analyse() and size(), bench/report.py for its model_table()."""
+    spec = importlib.util.spec_from_file_location(name, os.path.join(TOP, "bench", *path))
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
@@ -151,7 +142,7 @@ def main():
             out.append("  git grep, %s: seconds %.2f -> %.2f, %.2f (%.2f-%.2f)"
                        % (fs, b, o, m, lo, hi))
     if os.path.exists(os.path.join(d, "uml", "uml.csv")):
-        um = uml_report()
+        um = load_report("uml_report", "uml", "report.py")
         _, ulabels, res = um.analyse(os.path.join(d, "uml"))
         ub, uo = ulabels[0], ulabels[-1]
         speed = uo + "/" + ub
@@ -177,7 +168,7 @@ def main():
                                r[ub][0], r[uo][0]) + r[speed]))
     mb = rows(os.path.join(d, "model-bench.csv"))
     if mb and "len" in mb[0]:
-        mt = bench_report().model_table(mb)
+        mt = load_report("bench_report", "report.py").model_table(mb)
         out.append("")
         out.append(wrap(
             "Userspace model on the host's real cores (%s), one shared "
