@@ -94,4 +94,8 @@ t "uml/ab/knob.patch applies to mm/filemap.c, mm/internal.h and mm/shmem.c of br
 	k='$HERE/../build/linux' t=\$(mktemp -d) && trap 'rm -rf \$t' EXIT &&
 	git -C \$k archive work mm/filemap.c mm/internal.h mm/shmem.c | tar -x -C \$t &&
 	cd \$t && git apply --check '$HERE/uml/ab/knob.patch'"
+t "uml/ab/locked.patch applies to arch/x86/include/asm/alternative.h of branch work" bash -c "
+	k='$HERE/../build/linux' t=\$(mktemp -d) && trap 'rm -rf \$t' EXIT &&
+	git -C \$k archive work arch/x86/include/asm/alternative.h | tar -x -C \$t &&
+	cd \$t && git apply --check '$HERE/uml/ab/locked.patch'"
 tap_done

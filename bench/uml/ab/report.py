@@ -79,8 +79,11 @@ def report(d):
                f"{meta['boots']} boot(s), {meta['rounds']} rounds per row; "
                f"{meta.get('wall_seconds', '?')} s of boots.")
     out.append("")
+    locked = (" + bench/uml/ab/locked.patch (x86's atomics and bit operations with the LOCK "
+              "prefix an SMP kernel gives them; UML on 6.12 has no SMP)"
+              if meta.get("atomics") == "locked" else "")
     out.append(f"Kernel: {meta['commit'][:12]} + {meta['patch']} (6.12's shmem_file_read_iter() "
-               "beside the series', picked per batch of reads). Speed = ns of 6.12's loop / ns of "
+               f"beside the series', picked per batch of reads){locked}. Speed = ns of 6.12's loop / ns of "
                "the variant, paired within each round (> 1: faster than 6.12); per boot, the "
                "median over the rounds and (quartiles). tmpfs huge=never, 64 MiB files"
                + ("" if not {"small", "big"} & {k[0] for k in rows} else
@@ -230,6 +233,7 @@ def check():
                        "patch": "bench/uml/ab/knob.patch"}, f)
         text = report(d)
         assert "earlier version" not in text, text
+        assert "locked.patch" not in text, text
         assert "small: 4 MiB" not in text, text
         lines = [l for l in text.splitlines() if l.startswith("| ") and not l.startswith("| file")]
         assert len(lines) == 2, lines
@@ -283,6 +287,10 @@ def check():
         assert ("| ext4 | 4 KiB | offset 0 | 200.0 | 200.0 | 1.00 (1.00-1.00), 1.00 (1.00-1.00) | "
                 "- | 0.80 (0.75-0.85), 0.80 (0.75-0.85) |") in text8, text8
         drop_rows(d, ",ext4,4096,")
+        with open(os.path.join(d, "metadata.json"), "w") as f:
+            json.dump({"boots": 2, "rounds": 300, "commit": "0123456789abcdef",
+                       "patch": "bench/uml/ab/knob.patch", "atomics": "locked"}, f)
+        assert "per batch of reads) + bench/uml/ab/locked.patch (x86's atomics" in report(d)
         assert lines[0].startswith("| normal | 4 KiB | offset 0 | 200.0 | 181.8 | "
                                    "1.10 (1.09-1.11), 1.10 (1.09-1.11) | 1.05"), lines[0]
         assert lines[1].startswith("| hole | 64 KiB | sequential |"), lines[1]

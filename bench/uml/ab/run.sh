@@ -3,7 +3,7 @@
 # 6.12's, in one boot of one User-Mode Linux kernel, on this host's real CPU.
 #
 #   bench/uml/ab/run.sh [--rev REV] [--boots N] [--rounds N] [--out DIR]
-#                       [--src DIR] [--obj DIR]
+#                       [--src DIR] [--obj DIR] [--locked]
 #
 # Why one boot: boots of two UML kernels here differ by more than the
 # series changes a read (whole rows ran 1.7x slower for seconds at a time
@@ -31,11 +31,18 @@
 # ARCH=um defconfig + bench/uml/uml.config like bench/uml/run.sh.  Output
 # (default results/<UTC date>-uml-ab/): ab.csv, logs, metadata.json,
 # report.md.  One CPU and no THP, as for bench/uml/run.sh.
+#
+# --locked also applies locked.patch: UML on 6.12 has no SMP, so its
+# atomics, cmpxchg and bit operations (the refcount, the folio lock) lack
+# the LOCK prefix that every SMP kernel gives them, and cost less than
+# there; with it they cost what they cost uncontended on an SMP kernel.
+# Its own worktree and objects (default build/linux-ab-locked and
+# build/uml/ab-locked), output results/<UTC date>-uml-ab-locked/.
 . "$(dirname "$0")/../../../scripts/lib.sh"
 . "$TOP/bench/uml/lib.sh"
 
 AB=$TOP/bench/uml/ab
-REV=$WORK_BRANCH BOOTS=2 ROUNDS=300 OUT='' SRC=$BUILD/linux-ab OBJ=$BUILD/uml/ab
+REV=$WORK_BRANCH BOOTS=2 ROUNDS=300 OUT='' SRC='' OBJ='' LOCKED=''
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--rev) REV=$2; shift ;;
@@ -44,6 +51,7 @@ while [ $# -gt 0 ]; do
 	--out) OUT=$2; shift ;;
 	--src) SRC=$2; shift ;;
 	--obj) OBJ=$2; shift ;;
+	--locked) LOCKED=-locked ;;
 	-h | --help) sed -n '2,/^\. /p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	*) die "unknown option $1 (bench/uml/ab/run.sh --help)" ;;
 	esac
@@ -57,7 +65,7 @@ for t in mkfs.ext4 busybox python3; do
 	command -v "$t" >/dev/null || die "$t not found (make deps)"
 done
 BUSYBOX=$(command -v busybox)
-SRC=$(realpath -m "$SRC") OBJ=$(realpath -m "$OBJ")
+SRC=$(realpath -m "${SRC:-$BUILD/linux-ab$LOCKED}") OBJ=$(realpath -m "${OBJ:-$BUILD/uml/ab$LOCKED}")
 
 # 1. The experiment kernel: REV plus knob.patch, in its own worktree
 # (bench/uml/lib.sh builds it).
@@ -66,13 +74,19 @@ sha=$(kgit rev-parse --verify "$REV^{commit}" 2>/dev/null) ||
 checkout_worktree "$sha" "$SRC"
 git -C "$SRC" apply "$AB/knob.patch" ||
 	die "knob.patch does not apply to $REV: regenerate it (see its header)"
+PATCHES=knob.patch
+if [ -n "$LOCKED" ]; then
+	git -C "$SRC" apply "$AB/locked.patch" ||
+		die "locked.patch does not apply to $REV: regenerate it (see its header)"
+	PATCHES="knob.patch + locked.patch"
+fi
 t=$SECONDS
-note "uml-ab: building $(kgit log -1 --format='%h %s' "$sha") + knob.patch"
-uml_build "$SRC" "$OBJ" "$REV + knob.patch"
+note "uml-ab: building $(kgit log -1 --format='%h %s' "$sha") + $PATCHES"
+uml_build "$SRC" "$OBJ" "$REV + $PATCHES"
 uml_module "$OBJ" "$AB/pcbab.c"
 note "uml-ab: built ($((SECONDS - t)) s)"
 
-OUT=${OUT:-$TOP/results/$(date -u +%Y%m%dT%H%M%SZ)-uml-ab}
+OUT=${OUT:-$TOP/results/$(date -u +%Y%m%dT%H%M%SZ)-uml-ab$LOCKED}
 mkdir -p "$OUT/logs"
 OUT=$(cd "$OUT" && pwd)
 
@@ -162,13 +176,14 @@ for boot in $(seq 1 "$BOOTS"); do
 	note "uml-ab: boot $boot/$BOOTS: $(grep -c '^ROW,' "$log") rows ($((SECONDS - t)) s)"
 done
 
-python3 - "$OUT" "$BOOTS" "$ROUNDS" "$((SECONDS - T0))" "$sha" <<'EOF'
+python3 - "$OUT" "$BOOTS" "$ROUNDS" "$((SECONDS - T0))" "$sha" "$LOCKED" <<'EOF'
 import json, os, platform, sys
-out, boots, rounds, wall, sha = sys.argv[1:6]
+out, boots, rounds, wall, sha, locked = sys.argv[1:7]
 cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo")
             if l.startswith("model name")), "unknown")
 meta = {"kind": "uml-ab", "boots": int(boots), "rounds": int(rounds),
         "wall_seconds": int(wall), "commit": sha, "patch": "bench/uml/ab/knob.patch",
+        "atomics": "locked" if locked else "uniprocessor",
         "variants": {"0": "series", "1": "6.12 shmem loop", "2": "series without filemap_read_hot()",
                      "3": "series, one-page reads through the batch (earlier version)",
                      "4": "series, filemap_rcu_free_allowed() on every read (earlier version)",
