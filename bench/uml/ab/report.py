@@ -82,6 +82,9 @@ def report(d):
     locked = (" + bench/uml/ab/locked.patch (x86's atomics and bit operations with the LOCK "
               "prefix an SMP kernel gives them; UML on 6.12 has no SMP)"
               if meta.get("atomics") == "locked" else "")
+    if meta.get("returns") == "thunk-inline":
+        locked += (", built with -mfunction-return=thunk-inline (every return through a "
+                   "thunk that mispredicts it, as SRSO's Safe RET mitigation does)")
     out.append(f"Kernel: {meta['commit'][:12]} + {meta['patch']} (6.12's shmem_file_read_iter() "
                f"beside the series', picked per batch of reads){locked}. Speed = ns of 6.12's loop / ns of "
                "the variant, paired within each round (> 1: faster than 6.12); per boot, the "
@@ -291,6 +294,13 @@ def check():
             json.dump({"boots": 2, "rounds": 300, "commit": "0123456789abcdef",
                        "patch": "bench/uml/ab/knob.patch", "atomics": "locked"}, f)
         assert "per batch of reads) + bench/uml/ab/locked.patch (x86's atomics" in report(d)
+        assert "thunk-inline" not in report(d)
+        with open(os.path.join(d, "metadata.json"), "w") as f:
+            json.dump({"boots": 2, "rounds": 300, "commit": "0123456789abcdef",
+                       "patch": "bench/uml/ab/knob.patch", "returns": "thunk-inline"}, f)
+        text = report(d)
+        assert "locked.patch" not in text, text
+        assert "per batch of reads), built with -mfunction-return=thunk-inline (every" in text, text
         assert lines[0].startswith("| normal | 4 KiB | offset 0 | 200.0 | 181.8 | "
                                    "1.10 (1.09-1.11), 1.10 (1.09-1.11) | 1.05"), lines[0]
         assert lines[1].startswith("| hole | 64 KiB | sequential |"), lines[1]

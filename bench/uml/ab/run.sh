@@ -3,7 +3,7 @@
 # 6.12's, in one boot of one User-Mode Linux kernel, on this host's real CPU.
 #
 #   bench/uml/ab/run.sh [--rev REV] [--boots N] [--rounds N] [--out DIR]
-#                       [--src DIR] [--obj DIR] [--locked]
+#                       [--src DIR] [--obj DIR] [--locked] [--rethunk]
 #
 # Why one boot: boots of two UML kernels here differ by more than the
 # series changes a read (whole rows ran 1.7x slower for seconds at a time
@@ -38,11 +38,19 @@
 # there; with it they cost what they cost uncontended on an SMP kernel.
 # Its own worktree and objects (default build/linux-ab-locked and
 # build/uml/ab-locked), output results/<UTC date>-uml-ab-locked/.
+#
+# --rethunk builds kernel and module with -mfunction-return=thunk-inline:
+# every return goes through a thunk that makes it mispredict, as the Safe
+# RET mitigation of SRSO does on AMD Zen 3 and 4 (what this host's kernel
+# runs, if /sys/devices/system/cpu/vulnerabilities/spec_rstack_overflow
+# says "Safe RET").  UML's code has no return thunks otherwise.  Indirect
+# branch thunks (retpolines) are left out: UML's -mcmodel=large makes
+# every call indirect.  Objects in build/uml/ab[-locked]-rethunk.
 . "$(dirname "$0")/../../../scripts/lib.sh"
 . "$TOP/bench/uml/lib.sh"
 
 AB=$TOP/bench/uml/ab
-REV=$WORK_BRANCH BOOTS=2 ROUNDS=300 OUT='' SRC='' OBJ='' LOCKED=''
+REV=$WORK_BRANCH BOOTS=2 ROUNDS=300 OUT='' SRC='' OBJ='' LOCKED='' RETHUNK=''
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--rev) REV=$2; shift ;;
@@ -52,6 +60,7 @@ while [ $# -gt 0 ]; do
 	--src) SRC=$2; shift ;;
 	--obj) OBJ=$2; shift ;;
 	--locked) LOCKED=-locked ;;
+	--rethunk) RETHUNK=-rethunk ;;
 	-h | --help) sed -n '2,/^\. /p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	*) die "unknown option $1 (bench/uml/ab/run.sh --help)" ;;
 	esac
@@ -65,7 +74,7 @@ for t in mkfs.ext4 busybox python3; do
 	command -v "$t" >/dev/null || die "$t not found (make deps)"
 done
 BUSYBOX=$(command -v busybox)
-SRC=$(realpath -m "${SRC:-$BUILD/linux-ab$LOCKED}") OBJ=$(realpath -m "${OBJ:-$BUILD/uml/ab$LOCKED}")
+SRC=$(realpath -m "${SRC:-$BUILD/linux-ab$LOCKED}") OBJ=$(realpath -m "${OBJ:-$BUILD/uml/ab$LOCKED$RETHUNK}")
 
 # 1. The experiment kernel: REV plus knob.patch, in its own worktree
 # (bench/uml/lib.sh builds it).
@@ -80,13 +89,17 @@ if [ -n "$LOCKED" ]; then
 		die "locked.patch does not apply to $REV: regenerate it (see its header)"
 	PATCHES="knob.patch + locked.patch"
 fi
+if [ -n "$RETHUNK" ]; then
+	export KCFLAGS="${KCFLAGS:+$KCFLAGS }-mfunction-return=thunk-inline"
+	PATCHES="$PATCHES, KCFLAGS=$KCFLAGS"
+fi
 t=$SECONDS
 note "uml-ab: building $(kgit log -1 --format='%h %s' "$sha") + $PATCHES"
 uml_build "$SRC" "$OBJ" "$REV + $PATCHES"
 uml_module "$OBJ" "$AB/pcbab.c"
 note "uml-ab: built ($((SECONDS - t)) s)"
 
-OUT=${OUT:-$TOP/results/$(date -u +%Y%m%dT%H%M%SZ)-uml-ab$LOCKED}
+OUT=${OUT:-$TOP/results/$(date -u +%Y%m%dT%H%M%SZ)-uml-ab$LOCKED$RETHUNK}
 mkdir -p "$OUT/logs"
 OUT=$(cd "$OUT" && pwd)
 
@@ -176,14 +189,15 @@ for boot in $(seq 1 "$BOOTS"); do
 	note "uml-ab: boot $boot/$BOOTS: $(grep -c '^ROW,' "$log") rows ($((SECONDS - t)) s)"
 done
 
-python3 - "$OUT" "$BOOTS" "$ROUNDS" "$((SECONDS - T0))" "$sha" "$LOCKED" <<'EOF'
+python3 - "$OUT" "$BOOTS" "$ROUNDS" "$((SECONDS - T0))" "$sha" "$LOCKED" "$RETHUNK" <<'EOF'
 import json, os, platform, sys
-out, boots, rounds, wall, sha, locked = sys.argv[1:7]
+out, boots, rounds, wall, sha, locked, rethunk = sys.argv[1:8]
 cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo")
             if l.startswith("model name")), "unknown")
 meta = {"kind": "uml-ab", "boots": int(boots), "rounds": int(rounds),
         "wall_seconds": int(wall), "commit": sha, "patch": "bench/uml/ab/knob.patch",
         "atomics": "locked" if locked else "uniprocessor",
+        "returns": "thunk-inline" if rethunk else "plain",
         "variants": {"0": "series", "1": "6.12 shmem loop", "2": "series without filemap_read_hot()",
                      "3": "series, one-page reads through the batch (earlier version)",
                      "4": "series, filemap_rcu_free_allowed() on every read (earlier version)",
