@@ -79,14 +79,14 @@ def report(d):
                f"{meta['boots']} boot(s), {meta['rounds']} rounds per row; "
                f"{meta.get('wall_seconds', '?')} s of boots.")
     out.append("")
-    locked = (" + bench/uml/ab/locked.patch (x86's atomics and bit operations with the LOCK "
+    build = (" + bench/uml/ab/locked.patch (x86's atomics and bit operations with the LOCK "
               "prefix an SMP kernel gives them; UML on 6.12 has no SMP)"
               if meta.get("atomics") == "locked" else "")
     if meta.get("returns") == "thunk-inline":
-        locked += (", built with -mfunction-return=thunk-inline (every return through a "
+        build += (", built with -mfunction-return=thunk-inline (every return through a "
                    "thunk that mispredicts it, as SRSO's Safe RET mitigation does)")
     out.append(f"Kernel: {meta['commit'][:12]} + {meta['patch']} (6.12's shmem_file_read_iter() "
-               f"beside the series', picked per batch of reads){locked}. Speed = ns of 6.12's loop / ns of "
+               f"beside the series', picked per batch of reads){build}. Speed = ns of 6.12's loop / ns of "
                "the variant, paired within each round (> 1: faster than 6.12); per boot, the "
                "median over the rounds and (quartiles). tmpfs huge=never, 64 MiB files"
                + ("" if not {"small", "big"} & {k[0] for k in rows} else
