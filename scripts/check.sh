@@ -83,7 +83,7 @@ fi
 prereq "deps (Debian packages)" "$TOP/scripts/deps.sh"
 prereq "tree (base $BASE_PKG $BASE_PKG_VERSION + patches/)" "$TOP/scripts/tree.sh"
 single "patches/ re-exports byte-identical" "$TOP/scripts/export.sh" --check
-tap "workbench unit tests" bash -c "'$TOP/tests/workbench/test_scan.py' && '$TOP/tests/workbench/test_series.sh'"
+tap "workbench unit tests" bash -c "'$TOP/tests/workbench/test_scan.py' && '$TOP/tests/workbench/test_series.sh' && '$TOP/tests/workbench/test_mutants.sh'"
 prereq "configure $CONFIG and build the final kernel" "$TOP/scripts/build.sh" "$CONFIG" "$WORK_BRANCH" final
 FAST_READ=0
 if grep -q '^CONFIG_PAGECACHE_RCU_FREE=y' "$BUILD/images/final/$CONFIG/config"; then

@@ -2,7 +2,9 @@
 # make mutants: prove the selftests can fail.  Each tests/mutants/NAME.patch
 # breaks the series on purpose (skip the revalidation, ignore i_size, free
 # without the RCU deferral, copy from unflagged folios, read a tmpfs hole
-# past the data after it, read a non-uptodate tmpfs folio without its lock).
+# past the data after it, read a non-uptodate tmpfs folio as zeros without
+# testing its lock bit, read a run of fallocated tmpfs folios as zeros past
+# a written one).
 # For each: commit it on top of branch `work` as refs/mutants/NAME (the
 # working tree is not touched), build it (guest config, or debug where the
 # patch says "# config: debug"), boot it, run the suite (its races for the

@@ -6,7 +6,7 @@ Per row (file, read size, offsets): the speed of the series' tmpfs read loop
 2) relative to 6.12's loop (variant 1) in the same boot: per boot, the
 median over the rounds of the paired ratio (and its quartiles), and the mean
 ns per read of 6.12's loop and of the series.  Where the run has them, two
-more tables: variants 3-8 (what an earlier version of the series did, put
+more tables: variants 3-9 (what an earlier version of the series did, put
 back one at a time) against 6.12's loop like the series, and ext4 rows with
 vm.pagecache_fast_read on (f1, f7, f8) against off (f0).
 
@@ -42,7 +42,8 @@ EARLIER = {"3": "one-page reads through the batch",
            "5": "filemap_read_hot() out of line",
            "6": "folio_batch cleared on every read",
            "7": "bounce buffer cleared on every call",
-           "8": "no 512-byte limit on the lockless read"}
+           "8": "no 512-byte limit on the lockless read",
+           "9": "not uptodate: under the lock, one folio at a time"}
 
 
 def load(d):

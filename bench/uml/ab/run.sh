@@ -24,7 +24,8 @@
 # CONFIG_INIT_STACK_ALL_ZERO does without __uninitialized, 7 = likewise
 # filemap_read_fast()'s 512-byte bounce buffer, 8 = no 512-byte limit on
 # the lockless read (reads of any size through the bounce buffer, 512
-# bytes at a time, as before the limit).
+# bytes at a time, as before the limit), 9 = every folio that is not
+# uptodate taken under its lock, one folio at a time (fallocated files).
 #
 # The source is a worktree of build/linux (--src, default build/linux-ab)
 # with knob.patch applied; objects in --obj (default build/uml/ab), with
@@ -105,7 +106,8 @@ OUT=$(cd "$OUT" && pwd)
 
 # 2. The guest: tmpfs huge=never, 64 MiB written, fallocated and sparse
 # files, as bench/uml/run.sh; rows of 4 KiB at offset 0 and 4 KiB, 64 KiB
-# and 1 MiB sequential (the fio table's sizes), every variant; the same
+# and 1 MiB sequential (the fio table's sizes), variants 0-6 (and 9 for
+# the fallocated file); the same
 # sequential reads of a written file of 4 MiB ("small", in the host's L3
 # cache) and of 1 GiB ("big", the size of the fio runs of Chi Zhiling's
 # shmem series), variants 1, 0 and 2, to see whether the file's size
@@ -146,9 +148,10 @@ row() { # name path len mode iters variants [knob]
 ALL=1,0,2,3,4,5,6
 for f in normal falloc hole; do
 	[ $f = normal ] && row $f /mnt/t/$f 4096 0 2000 $ALL,8
-	row $f /mnt/t/$f 4096 1 2000 $ALL
-	row $f /mnt/t/$f 65536 1 200 $ALL
-	row $f /mnt/t/$f 1048576 1 12 $ALL
+	v=$ALL; [ $f = falloc ] && v=$ALL,9
+	row $f /mnt/t/$f 4096 1 2000 $v
+	row $f /mnt/t/$f 65536 1 200 $v
+	row $f /mnt/t/$f 1048576 1 12 $v
 done
 for f in small big; do
 	row $f /mnt/t/$f 4096 1 2000 1,0,2
