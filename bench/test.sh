@@ -90,16 +90,8 @@ t "uml/ab/run.sh parses; rejects --boots 0, --rounds 5000" bash -c "
 	bash -n '$HERE/uml/ab/run.sh' &&
 	'$HERE/uml/ab/run.sh' --boots 0 2>&1 | grep -q 'boots wants a positive integer' &&
 	'$HERE/uml/ab/run.sh' --rounds 5000 2>&1 | grep -q 'rounds wants an integer 1..1000'"
-# applies PATCH FILE...: PATCH applies to FILEs as they are in branch work.
-applies() {
-	local p=$1 t
-	shift
-	t=$(mktemp -d -p "$dir")
-	git -C "$TOP/build/linux" archive work "$@" | tar -x -C "$t" &&
-		(cd "$t" && git apply --check "$p")
-}
-t "uml/ab/knob.patch applies to mm/filemap.c, mm/internal.h and mm/shmem.c of branch work" \
-	applies "$HERE/uml/ab/knob.patch" mm/filemap.c mm/internal.h mm/shmem.c
-t "uml/ab/locked.patch applies to arch/x86/include/asm/alternative.h of branch work" \
-	applies "$HERE/uml/ab/locked.patch" arch/x86/include/asm/alternative.h
+t "uml/ab/knob.patch applies to branch work" \
+	applies_to_work "$TOP/build/linux" "$HERE/uml/ab/knob.patch"
+t "uml/ab/locked.patch applies to branch work" \
+	applies_to_work "$TOP/build/linux" "$HERE/uml/ab/locked.patch"
 tap_done

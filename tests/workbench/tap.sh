@@ -35,6 +35,17 @@ output_has() {
 	out=$("$@" 2>&1) || true
 	printf '%s\n' "$out" | grep -qE -- "$re" || { printf '%s\n' "$out" | tail -20; echo "no match for /$re/"; return 1; }
 }
+# applies_to_work KSRC PATCH: PATCH applies to branch work of the git tree
+# KSRC, checked as scripts/mutants.sh applies a mutant: git apply --cached
+# to an index read from work (the working tree is not touched).
+applies_to_work() {
+	local idx rc=0
+	idx=$(mktemp)
+	GIT_INDEX_FILE=$idx git -C "$1" read-tree work &&
+		GIT_INDEX_FILE=$idx git -C "$1" apply --cached --check "$2" || rc=$?
+	rm -f "$idx"
+	return $rc
+}
 tap_done() {
 	echo "1..$TAP_N"
 	[ "$TAP_FAIL" = 0 ]
