@@ -2,7 +2,8 @@
 /*
  * Bad input to page-cache reads: unmapped, partly unmapped and read-only
  * user buffers, a buffer that maps the file being read, negative and huge
- * offsets and counts, write-only files and directories.
+ * offsets and counts, write-only files and directories, and a page of the
+ * file hit by a memory error.
  *
  * Every case checks the documented slow-path result exactly (a read that
  * faults after copying some bytes returns exactly the bytes up to the
@@ -14,6 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -547,6 +549,141 @@ static void case_buffer_maps_file(struct __test_metadata *_metadata,
 	free(check);
 }
 
+#define PC_ENV_HWPOISON	"PAGECACHE_HWPOISON"
+
+static volatile sig_atomic_t bad_sigbus;
+
+static void bad_sigbus_handler(int sig)
+{
+	bad_sigbus++;
+}
+
+/* The byte at @off of the hwpoison case's file: never 0. */
+static uint8_t hwp_byte(uint64_t off)
+{
+	return (uint8_t)((off * 131) ^ (off >> 12)) | 1;
+}
+
+static bool hwp_data_ok(const uint8_t *buf, uint64_t off, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (buf[i] != hwp_byte(off + i))
+			return false;
+	return true;
+}
+
+/*
+ * A page of the file hit by a memory error (MADV_HWPOISON runs
+ * memory_failure() on it).  tmpfs and memfd keep the folio and fail reads
+ * of that page with EIO, and a read across it stops short at it; other
+ * pages, in the same large folio too, read their data.  ext4 and xfs drop
+ * the clean folio, or keep it if they cannot, and read the file's data
+ * either way.  A fresh file each run: a poisoned page cannot be written
+ * again.
+ */
+static void case_hwpoison(struct __test_metadata *_metadata,
+			  FIXTURE_DATA(bad) *self)
+{
+	bool shmem = self->b.type == PC_TMPFS ||
+		     self->b.type == PC_TMPFS_HUGE || self->b.type == PC_MEMFD;
+	size_t pg = self->pg, fs = self->b.folio_size;
+	/* In the middle of a large folio where the backing has them. */
+	uint64_t p = fs >= 4 * pg ? fs / 2 : pg;
+	size_t size = (fs >= 4 * pg ? fs : 4 * pg) + 3 * pg + 100;
+	struct sigaction sa = { .sa_handler = bad_sigbus_handler }, old;
+	static const struct {
+		int64_t off;	/* from the poisoned page */
+		size_t len;
+	} reads[] = {
+		{ 0, 16 }, { 0, 4096 }, { -100, 200 }, { -4096, 8192 },
+		{ 4096, 4096 }, { -4096, 4096 }, { 100, 16 },
+	};
+	uint8_t *data, *buf, *map;
+	unsigned int i, k;
+	ssize_t ret;
+	int64_t pos;
+	int fd;
+
+	data = malloc(size);
+	buf = malloc(size);
+	ASSERT_NE(NULL, data);
+	ASSERT_NE(NULL, buf);
+	for (i = 0; i < size; i++)
+		data[i] = hwp_byte(i);
+	fd = pc_backing_create(&self->b, "hwpoison", 0, NULL, 0);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, pc_pwrite_all(fd, data, size, 0));
+	ASSERT_EQ(0, fsync(fd));
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ((ssize_t)size, pread(fd, buf, size, 0));
+
+	map = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
+	ASSERT_NE(MAP_FAILED, map);
+	ASSERT_EQ(hwp_byte(p), map[p]);
+	/*
+	 * memory_failure() sends SIGBUS to a task that maps a dirty page it
+	 * poisons (tmpfs pages are dirty): count it, the read is what is
+	 * tested.
+	 */
+	bad_sigbus = 0;
+	ASSERT_EQ(0, sigaction(SIGBUS, &sa, &old));
+	ret = madvise(map + p, pg, MADV_HWPOISON);
+	ASSERT_EQ(0, sigaction(SIGBUS, &old, NULL));
+	/* EBUSY: poisoned, but memory_failure() could not recover the page */
+	ASSERT_TRUE(ret == 0 || errno == EBUSY)
+		TH_LOG("MADV_HWPOISON: %s", strerror(errno));
+	munmap(map, size);
+	ksft_print_msg("%s: page at %llu poisoned (madvise %s, %d SIGBUS)\n",
+		       self->b.name, (unsigned long long)p,
+		       ret ? strerror(errno) : "ok", (int)bad_sigbus);
+
+	for (k = 0; k < 3; k++) {
+		for (i = 0; i < sizeof(reads) / sizeof(reads[0]); i++) {
+			uint64_t off = p + reads[i].off;
+			size_t len = reads[i].len;
+			ssize_t want = len;
+
+			if (shmem && off >= p && off < p + pg)
+				want = -1;
+			else if (shmem && off < p && off + len > p)
+				want = p - off;
+			memset(buf, 0, len);
+			errno = 0;
+			ret = pread(fd, buf, len, off);
+			bad_record(self, ret, errno, -1, buf);
+			EXPECT_EQ(want, ret)
+				TH_LOG("pread(%zu at %llu), poisoned page at %llu: %s",
+				       len, (unsigned long long)off,
+				       (unsigned long long)p,
+				       ret < 0 ? strerror(errno) : "");
+			if (ret < 0)
+				EXPECT_EQ(EIO, errno);
+			if (ret > 0)
+				EXPECT_TRUE(hwp_data_ok(buf, off, ret))
+					TH_LOG("pread(%zu at %llu): wrong data",
+					       len, (unsigned long long)off);
+		}
+		/* The whole file, and read(2) from before the page. */
+		ret = pread(fd, buf, size, 0);
+		bad_record(self, ret, errno, -1, buf);
+		EXPECT_EQ(shmem ? (ssize_t)p : (ssize_t)size, ret);
+		if (ret > 0)
+			EXPECT_TRUE(hwp_data_ok(buf, 0, ret));
+		ASSERT_EQ((off_t)(p - 10), lseek(fd, p - 10, SEEK_SET));
+		errno = 0;
+		ret = read(fd, buf, 3 * pg);
+		pos = lseek(fd, 0, SEEK_CUR);
+		bad_record(self, ret, errno, pos, buf);
+		EXPECT_EQ(shmem ? 10 : (ssize_t)(3 * pg), ret);
+		EXPECT_EQ((int64_t)(p - 10 + (ret > 0 ? ret : 0)), pos);
+	}
+	close(fd);
+	free(buf);
+	free(data);
+}
+
 TEST_F(bad, efault)
 {
 	bad_run(_metadata, self, case_efault);
@@ -580,6 +717,29 @@ TEST_F(bad, bad_fds)
 TEST_F(bad, buffer_maps_file)
 {
 	bad_run(_metadata, self, case_buffer_maps_file);
+}
+
+TEST_F(bad, hwpoison)
+{
+	const char *env = getenv(PC_ENV_HWPOISON);
+	void *probe;
+
+	if (!env || strcmp(env, "1"))
+		SKIP(return, "MADV_HWPOISON takes a page out of use until reboot: set %s=1 where that is fine (make check's guests do)",
+		     PC_ENV_HWPOISON);
+	if (!pc_is_root())
+		SKIP(return, "MADV_HWPOISON needs CAP_SYS_ADMIN");
+	/* A zero-length MADV_HWPOISON: EINVAL without CONFIG_MEMORY_FAILURE */
+	probe = mmap(NULL, self->pg, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS,
+		     -1, 0);
+	ASSERT_NE(MAP_FAILED, probe);
+	if (madvise(probe, 0, MADV_HWPOISON)) {
+		munmap(probe, self->pg);
+		SKIP(return, "MADV_HWPOISON: %s (no CONFIG_MEMORY_FAILURE?)",
+		     strerror(errno));
+	}
+	munmap(probe, self->pg);
+	bad_run(_metadata, self, case_hwpoison);
 }
 
 TEST_HARNESS_MAIN
