@@ -551,11 +551,11 @@ static void case_buffer_maps_file(struct __test_metadata *_metadata,
 
 #define PC_ENV_HWPOISON	"PAGECACHE_HWPOISON"
 
-static volatile sig_atomic_t bad_sigbus;
+static int bad_sigbus;
 
 static void bad_sigbus_handler(int sig)
 {
-	bad_sigbus++;
+	__atomic_fetch_add(&bad_sigbus, 1, __ATOMIC_RELAXED);
 }
 
 /* The byte at @off of the hwpoison case's file: never 0. */
@@ -627,7 +627,7 @@ static void case_hwpoison(struct __test_metadata *_metadata,
 	 * poisons (tmpfs pages are dirty): count it, the read is what is
 	 * tested.
 	 */
-	bad_sigbus = 0;
+	__atomic_store_n(&bad_sigbus, 0, __ATOMIC_RELAXED);
 	ASSERT_EQ(0, sigaction(SIGBUS, &sa, &old));
 	ret = madvise(map + p, pg, MADV_HWPOISON);
 	ASSERT_EQ(0, sigaction(SIGBUS, &old, NULL));
@@ -637,10 +637,11 @@ static void case_hwpoison(struct __test_metadata *_metadata,
 	munmap(map, size);
 	ksft_print_msg("%s: page at %llu poisoned (madvise %s, %d SIGBUS)\n",
 		       self->b.name, (unsigned long long)p,
-		       ret ? strerror(errno) : "ok", (int)bad_sigbus);
+		       ret ? strerror(errno) : "ok",
+		       __atomic_load_n(&bad_sigbus, __ATOMIC_RELAXED));
 
 	for (k = 0; k < 3; k++) {
-		for (i = 0; i < sizeof(reads) / sizeof(reads[0]); i++) {
+		for (i = 0; i < ARRAY_SIZE(reads); i++) {
 			uint64_t off = p + reads[i].off;
 			size_t len = reads[i].len;
 			ssize_t want = len;
