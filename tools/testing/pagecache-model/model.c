@@ -191,6 +191,7 @@ static void thread_init(struct model_thread *t, unsigned long salt)
 	self = t;
 }
 
+#ifndef MODEL_BENCH_BUILD
 /* A short random delay, so that the windows between the steps widen. */
 void model_window(enum model_window_site site)
 {
@@ -213,6 +214,7 @@ void model_window(enum model_window_site site)
 		break;
 	}
 }
+#endif
 
 static u8 *page_data(struct page *page)
 {
