@@ -130,9 +130,20 @@ static void bad_record(FIXTURE_DATA(bad) *self, ssize_t ret, int err,
 }
 
 /*
- * (Re)write the seeded file content, then make the file's folios hot: the
- * fast path only serves folios that were read before.
+ * Read @size bytes of @fd three times: the fast path only serves folios
+ * that were read before.
  */
+static int bad_read_hot(int fd, void *buf, size_t size)
+{
+	int i;
+
+	for (i = 0; i < 3; i++)
+		if (pread(fd, buf, size, 0) != (ssize_t)size)
+			return -1;
+	return 0;
+}
+
+/* (Re)write the seeded file content, then make the file's folios hot. */
 static int bad_reset(FIXTURE_DATA(bad) *self)
 {
 	static uint8_t buf[BAD_SIZE];
@@ -145,10 +156,7 @@ static int bad_reset(FIXTURE_DATA(bad) *self)
 	if (ftruncate(self->fd, BAD_SIZE) ||
 	    pc_pwrite_all(self->fd, self->ref, BAD_SIZE, 0))
 		return -1;
-	for (i = 0; i < 3; i++)
-		if (pread(self->fd, buf, BAD_SIZE, 0) != BAD_SIZE)
-			return -1;
-	return 0;
+	return bad_read_hot(self->fd, buf, BAD_SIZE);
 }
 
 typedef void (*bad_case_fn)(struct __test_metadata *_metadata,
@@ -558,22 +566,6 @@ static void bad_sigbus_handler(int sig)
 	__atomic_fetch_add(&bad_sigbus, 1, __ATOMIC_RELAXED);
 }
 
-/* The byte at @off of the hwpoison case's file: never 0. */
-static uint8_t hwp_byte(uint64_t off)
-{
-	return (uint8_t)((off * 131) ^ (off >> 12)) | 1;
-}
-
-static bool hwp_data_ok(const uint8_t *buf, uint64_t off, size_t len)
-{
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		if (buf[i] != hwp_byte(off + i))
-			return false;
-	return true;
-}
-
 /*
  * A page of the file hit by a memory error (MADV_HWPOISON runs
  * memory_failure() on it).  tmpfs and memfd keep the folio and fail reads
@@ -610,18 +602,16 @@ static void case_hwpoison(struct __test_metadata *_metadata,
 	buf = malloc(size);
 	ASSERT_NE(NULL, data);
 	ASSERT_NE(NULL, buf);
-	for (i = 0; i < size; i++)
-		data[i] = hwp_byte(i);
+	pc_fill(data, 0, size, PC_MAGIC_DATA, 1, 1);
 	fd = pc_backing_create(&self->b, "hwpoison", 0, NULL, 0);
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, pc_pwrite_all(fd, data, size, 0));
 	ASSERT_EQ(0, fsync(fd));
-	for (i = 0; i < 3; i++)
-		ASSERT_EQ((ssize_t)size, pread(fd, buf, size, 0));
+	ASSERT_EQ(0, bad_read_hot(fd, buf, size));
 
 	map = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
 	ASSERT_NE(MAP_FAILED, map);
-	ASSERT_EQ(hwp_byte(p), map[p]);
+	ASSERT_EQ(data[p], map[p]);
 	/*
 	 * memory_failure() sends SIGBUS to a task that maps a dirty page it
 	 * poisons (tmpfs pages are dirty): count it, the read is what is
@@ -662,7 +652,7 @@ static void case_hwpoison(struct __test_metadata *_metadata,
 			if (ret < 0)
 				EXPECT_EQ(EIO, errno);
 			if (ret > 0)
-				EXPECT_TRUE(hwp_data_ok(buf, off, ret))
+				EXPECT_EQ(0, memcmp(buf, data + off, ret))
 					TH_LOG("pread(%zu at %llu): wrong data",
 					       len, (unsigned long long)off);
 		}
@@ -671,7 +661,7 @@ static void case_hwpoison(struct __test_metadata *_metadata,
 		bad_record(self, ret, errno, -1, buf);
 		EXPECT_EQ(shmem ? (ssize_t)p : (ssize_t)size, ret);
 		if (ret > 0)
-			EXPECT_TRUE(hwp_data_ok(buf, 0, ret));
+			EXPECT_EQ(0, memcmp(buf, data, ret));
 		ASSERT_EQ((off_t)(p - 10), lseek(fd, p - 10, SEEK_SET));
 		errno = 0;
 		ret = read(fd, buf, 3 * pg);
