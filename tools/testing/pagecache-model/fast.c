@@ -8,8 +8,8 @@
 #include "model.h"
 
 enum filemap_fast_status model_fast_copy(struct address_space *mapping,
-					 loff_t pos, void *buf, size_t len,
-					 size_t *copied)
+					 loff_t pos, loff_t marked, void *buf,
+					 size_t len, size_t *copied)
 {
-	return filemap_fast_copy(mapping, pos, buf, len, copied);
+	return filemap_fast_copy(mapping, pos, marked, buf, len, copied);
 }

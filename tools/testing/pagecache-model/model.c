@@ -553,6 +553,8 @@ static unsigned long random_new_flags(void)
 
 	if (r & 1)
 		flags |= 1UL << PG_referenced;
+	if ((r & 0x41) == 0x41)
+		flags |= 1UL << PG_active;
 	if ((r & 6) == 6)
 		flags |= 1UL << PG_rcu_free;
 	if ((r & 0x38) == 0)
@@ -612,7 +614,8 @@ static void folio_split_model(struct model_file *f, struct folio *folio)
 	XA_STATE(xas, &f->mapping.i_pages, folio->index);
 	unsigned int i, order = folio_order(folio), nr = 1U << order;
 	unsigned long keep = 1UL << PG_uptodate | 1UL << PG_referenced |
-			     1UL << PG_readahead | 1UL << PG_rcu_free;
+			     1UL << PG_active | 1UL << PG_readahead |
+			     1UL << PG_rcu_free;
 	unsigned long flags;
 
 	if (!order)
@@ -758,7 +761,7 @@ static void op_migrate(struct model_file *f)
 	struct folio *folio = random_folio(f), *new;
 	unsigned int order, i;
 	unsigned long keep = 1UL << PG_uptodate | 1UL << PG_referenced |
-			     1UL << PG_readahead;
+			     1UL << PG_active | 1UL << PG_readahead;
 
 	if (!folio)
 		return;
@@ -814,14 +817,17 @@ static void op_reuse(struct model_file *f)
 		if (folio)
 			folio_remove(s, folio);
 		folio = folio_read_in(s, i, 0, 1UL << PG_referenced |
-				      1UL << PG_rcu_free);
+				      1UL << PG_active | 1UL << PG_rcu_free);
 		if (!folio)
 			break;
 	}
 	pthread_mutex_unlock(&s->lock);
 }
 
-/* filemap_read_mark_hot(): referenced first, then PG_rcu_free. */
+/*
+ * Slow-path reads: filemap_read_mark_hot() sets PG_rcu_free on a folio
+ * found referenced, folio_mark_accessed() referenced, then active.
+ */
 static void op_hot(struct model_file *f)
 {
 	struct folio *folio = random_folio(f);
@@ -833,6 +839,9 @@ static void op_hot(struct model_file *f)
 				  __ATOMIC_RELEASE);
 	else if (!folio_test_rcu_free(folio))
 		__atomic_or_fetch(&folio->flags, 1UL << PG_rcu_free,
+				  __ATOMIC_RELEASE);
+	else if (!folio_test_active(folio))
+		__atomic_or_fetch(&folio->flags, 1UL << PG_active,
 				  __ATOMIC_RELEASE);
 	if (folio_test_readahead(folio) && (rnd() & 1))
 		__atomic_and_fetch(&folio->flags, ~(1UL << PG_readahead),
@@ -1024,7 +1033,13 @@ static void *reader_thread(void *arg)
 		t.read_clock = __atomic_load_n(&model_clock, __ATOMIC_SEQ_CST);
 		t.reading = true;
 		rcu_read_lock();
-		status = model_fast_copy(&f->mapping, pos, buf, want, &len);
+		/*
+		 * No folio counts as marked by an earlier read: hot folios
+		 * are referenced and active here, which
+		 * folio_mark_accessed() would leave as they are.
+		 */
+		status = model_fast_copy(&f->mapping, pos, -1, buf, want,
+					 &len);
 		rcu_read_unlock();
 		t.reading = false;
 		ret_epoch = __atomic_load_n(&f->epoch, __ATOMIC_SEQ_CST);
@@ -1139,14 +1154,81 @@ static void tap(bool ok, const char *fmt, ...)
 		tap_failed = true;
 }
 
+/*
+ * The lockless read does not call folio_mark_accessed(), so it may only
+ * take a folio that the slow path would not mark on this read (the folio
+ * of @marked) or that marking would leave as it is: referenced and active
+ * (or unevictable).  One folio, single-threaded, before the run: each LRU
+ * state, with and without a marked position in the folio.
+ */
+static bool lru_rule_check(void)
+{
+	static const struct {
+		unsigned long flags;
+		int marked;		/* -1, 0: this folio, 1: the next one */
+		bool copied;
+	} cases[] = {
+		{ 0, -1, false },
+		{ 1UL << PG_referenced, -1, false },
+		{ 1UL << PG_active, -1, false },
+		{ 1UL << PG_referenced | 1UL << PG_active, -1, true },
+		{ 1UL << PG_referenced | 1UL << PG_unevictable, -1, true },
+		{ 0, 0, true },
+		{ 1UL << PG_referenced, 0, true },
+		{ 1UL << PG_referenced, 1, false },
+	};
+	unsigned long lru = 1UL << PG_referenced | 1UL << PG_active |
+			    1UL << PG_unevictable | 1UL << PG_readahead;
+	struct model_file *f = &files[0];
+	unsigned long saved, bad = 0;
+	struct model_thread t;
+	struct folio *folio;
+	u64 buf[2];
+	unsigned int i;
+
+	thread_init(&t, 7777);
+	folio = mapping_lookup(f, 0);
+	if (!folio)
+		folio = folio_read_in(f, 0, 0, 0);
+	if (i_size_read(&f->inode) < PAGE_SIZE)
+		set_size(f, PAGE_SIZE);
+	saved = __atomic_load_n(&folio->flags, __ATOMIC_RELAXED);
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		loff_t marked = cases[i].marked < 0 ? -1 :
+				(loff_t)(folio->index +
+					 cases[i].marked * folio_nr_pages(folio)) *
+				PAGE_SIZE;
+		enum filemap_fast_status status;
+		size_t len = 0;
+
+		__atomic_store_n(&folio->flags, (saved & ~lru) |
+				 1UL << PG_uptodate | 1UL << PG_rcu_free |
+				 cases[i].flags, __ATOMIC_RELEASE);
+		rcu_read_lock();
+		status = model_fast_copy(&f->mapping, 0, marked, buf,
+					 sizeof(buf), &len);
+		rcu_read_unlock();
+		if ((status == FILEMAP_FAST_COPIED) != cases[i].copied) {
+			printf("# lru case %u: flags %#lx marked %lld: status %s\n",
+			       i, cases[i].flags, (long long)marked,
+			       status_names[status]);
+			bad++;
+		}
+	}
+	__atomic_store_n(&folio->flags, saved, __ATOMIC_RELEASE);
+	self = NULL;
+	return !bad;
+}
+
 static int run_model(void)
 {
 	pthread_t *threads;
 	unsigned int i, n = opt_readers + opt_adversaries;
 	double start = now(), elapsed;
-	bool pool_ok;
+	bool pool_ok, lru_ok;
 
 	files_init();
+	lru_ok = lru_rule_check();
 	threads = calloc(n, sizeof(*threads));
 	for (i = 0; i < n; i++) {
 		void *(*fn)(void *) = i < opt_readers ? reader_thread :
@@ -1179,7 +1261,7 @@ static int run_model(void)
 	for (i = 0; i < NR_COUNTERS; i++)
 		printf("# counter %-10s %lu\n", counter_names[i], counters[i]);
 
-	printf("1..9\n");
+	printf("1..10\n");
 	tap(!counters[CNT_FOREIGN] && !counters[CNT_SECRET],
 	    "no foreign or secret data copied (%lu foreign, %lu secret words)",
 	    counters[CNT_FOREIGN], counters[CNT_SECRET]);
@@ -1202,6 +1284,7 @@ static int run_model(void)
 	    "CHANGED returned: revalidation raced (%lu)",
 	    status_count[FILEMAP_FAST_CHANGED]);
 	tap(pool_ok, "pool whole and refcounts sane after teardown");
+	tap(lru_ok, "lockless read only where the slow path would not mark the folio accessed");
 	return tap_failed ? 1 : 0;
 }
 
@@ -1272,7 +1355,8 @@ static void *bench_thread(void *arg)
 			size_t len;
 
 			rcu_read_lock();
-			status = model_fast_copy(mapping, 0, buf, want, &len);
+			status = model_fast_copy(mapping, 0, -1, buf, want,
+						 &len);
 			rcu_read_unlock();
 			if (status != FILEMAP_FAST_COPIED)
 				continue;
@@ -1326,7 +1410,8 @@ static int run_bench(void)
 	if (!folio)
 		folio = folio_read_in(bench_file, 0, 0, 0);
 	__atomic_or_fetch(&folio->flags, 1UL << PG_referenced |
-			  1UL << PG_rcu_free, __ATOMIC_RELEASE);
+			  1UL << PG_active | 1UL << PG_rcu_free,
+			  __ATOMIC_RELEASE);
 	__atomic_and_fetch(&folio->flags, ~(1UL << PG_readahead),
 			   __ATOMIC_RELEASE);
 	if (i_size_read(&bench_file->inode) < BENCH_MAX_LEN)

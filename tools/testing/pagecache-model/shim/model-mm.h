@@ -33,6 +33,8 @@ typedef unsigned long pgoff_t;
 enum pageflags {
 	PG_locked,
 	PG_referenced,
+	PG_active,
+	PG_unevictable,
 	PG_uptodate,
 	PG_head,
 	PG_readahead,

@@ -37,11 +37,19 @@ static inline bool folio_test_##name(const struct folio *folio)	\
 }
 
 MODEL_FOLIO_TEST(referenced, PG_referenced)
+MODEL_FOLIO_TEST(active, PG_active)
+MODEL_FOLIO_TEST(unevictable, PG_unevictable)
 MODEL_FOLIO_TEST(readahead, PG_readahead)
 MODEL_FOLIO_TEST(rcu_free, PG_rcu_free)
 MODEL_FOLIO_TEST(large, PG_head)
 MODEL_FOLIO_TEST(locked, PG_locked)
 #undef MODEL_FOLIO_TEST
+
+/* The model has no idle page tracking (CONFIG_PAGE_IDLE_FLAG). */
+static inline bool folio_test_idle(const struct folio *folio)
+{
+	return false;
+}
 
 static inline bool PageHWPoison(const struct page *page)
 {
