@@ -40,16 +40,36 @@ n=${#commits[@]}
 # The C files of the kernel proper that the series touches (at the tip).
 mapfile -t cfiles < <(kgit diff --name-only "$base" "$WORK_BRANCH" -- '*.c' |
 	grep -vE '^(tools|Documentation|samples)/' | sort -u)
+# obj_sym MAKEFILE OBJ: the CONFIG_ symbol that builds OBJ in MAKEFILE, or
+# nothing if it is always built: obj-$(CONFIG_X) += file.o, or a list
+# such as memory-hotplug-$(CONFIG_X) += file.o, or a composite object
+# (fuse-y := dev.o ..., then obj-$(CONFIG_X) += fuse.o).
+obj_sym() {
+	local mk=$1 o=$2 line sym comp
+	line=$(grep -hE "^[a-z0-9_-]+-(\\$\(CONFIG_[A-Z0-9_]+\)|y|objs)[[:space:]]*[:+]?=[^#]*\b$o\b" "$mk" | head -1 || true)
+	[ -n "$line" ] || return 0
+	sym=$(printf '%s\n' "$line" | grep -oE '^[a-z0-9_-]+-\$\(CONFIG_[A-Z0-9_]+\)' |
+		sed -E 's/.*\$\((CONFIG_[A-Z0-9_]+)\)/\1/' || true)
+	if [ -n "$sym" ]; then
+		echo "$sym"
+		return 0
+	fi
+	comp=$(printf '%s\n' "$line" | sed -E 's/^([a-z0-9_]+)-(y|objs).*/\1/')
+	[ "$comp" != obj ] || return 0
+	obj_sym "$mk" "$comp.o"
+}
+
 # objs_at DIR: the objects of cfiles that exist at the checked-out boundary
-# and that DIR's .config builds (obj-$(CONFIG_X) += file.o, X set).
+# and that DIR's .config builds.  The others are only named (lint: not
+# built in ...), since a single object of an option that is off does not
+# build.
 objs_at() {
-	local f o sym
+	local f sym
 	for f in "${cfiles[@]}"; do
 		[ -f "$WT/$f" ] || continue
-		o=$(basename "${f%.c}.o")
-		sym=$(grep -hoE "obj-\\$\((CONFIG_[A-Z0-9_]+)\)[^#]*\b$o\b" "$WT/$(dirname "$f")/Makefile" |
-			head -1 | sed -E 's/^obj-\$\((CONFIG_[A-Z0-9_]+)\).*/\1/' || true)
+		sym=$(obj_sym "$WT/$(dirname "$f")/Makefile" "$(basename "${f%.c}.o")")
 		if [ -n "$sym" ] && ! grep -q "^$sym=y" "$1/.config"; then
+			echo "lint: ${f%.c}.o not built in $(basename "$1") ($sym is off)" >&2
 			continue
 		fi
 		echo "${f%.c}.o"

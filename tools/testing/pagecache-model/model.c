@@ -1194,12 +1194,14 @@ static bool lru_rule_check(void)
 		set_size(f, PAGE_SIZE);
 	saved = __atomic_load_n(&folio->flags, __ATOMIC_RELAXED);
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
-		loff_t marked = cases[i].marked < 0 ? -1 :
-				(loff_t)(folio->index +
-					 cases[i].marked * folio_nr_pages(folio)) *
-				PAGE_SIZE;
 		enum filemap_fast_status status;
+		loff_t marked = -1;
 		size_t len = 0;
+		bool copied;
+
+		if (cases[i].marked >= 0)
+			marked = (loff_t)(folio->index + cases[i].marked *
+					  folio_nr_pages(folio)) * PAGE_SIZE;
 
 		__atomic_store_n(&folio->flags, (saved & ~lru) |
 				 1UL << PG_uptodate | 1UL << PG_rcu_free |
@@ -1208,7 +1210,8 @@ static bool lru_rule_check(void)
 		status = model_fast_copy(&f->mapping, 0, marked, buf,
 					 sizeof(buf), &len);
 		rcu_read_unlock();
-		if ((status == FILEMAP_FAST_COPIED) != cases[i].copied) {
+		copied = status == FILEMAP_FAST_COPIED;
+		if (copied != cases[i].copied) {
 			printf("# lru case %u: flags %#lx marked %lld: status %s\n",
 			       i, cases[i].flags, (long long)marked,
 			       status_names[status]);
