@@ -118,13 +118,15 @@ tap "benchmark harness (host tests, smoke run of make bench)" bench_smoke
 prereq "selftests build" "$TOP/scripts/selftests.sh" build
 tap "selftests on the host kernel ($(uname -r))" "$TOP/scripts/selftests.sh" run
 # In the guest: ext4 and xfs scratch disks, two NUMA nodes for migration,
-# swap for reclaim, memcg from the guest config; it may poison pages
-# (bad.*.hwpoison), which the host's run skips.
+# swap for reclaim, memcg from the guest config, a quarter of memory in
+# ZONE_MOVABLE so that blocks under the test files can go offline
+# (race.*.memory_offline); it may poison pages (bad.*.hwpoison), which the
+# host's run skips.
 guest_selftests() {
 	"$TOP/scripts/vm" --kernel "$BUILD/images/final/$CONFIG/bzImage" --quiet \
 		--cpus 2 --numa 2 --mem 2G --swap 256 --disk ext4 --disk xfs \
 		--timeout "${GUEST_TIMEOUT:-1200}" --console-log "$LOGDIR/console-$1.log" \
-		--append "${2:-}" -- env PAGECACHE_HWPOISON=1 "$TOP/scripts/selftests.sh" run
+		--append "movablecore=25% ${2:-}" -- env PAGECACHE_HWPOISON=1 "$TOP/scripts/selftests.sh" run
 }
 tap "selftests in the guest ($CONFIG kernel, fast path on)" guest_selftests on
 if [ "$FAST_READ" = 1 ]; then

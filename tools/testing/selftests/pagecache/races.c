@@ -2,8 +2,9 @@
 /*
  * Page-cache reads racing with everything that can free, move or change
  * the folios being read: truncate, hole punching and range shifting,
- * overwrites, reclaim, memcg reclaim, migration, large folio splits, and
- * the reuse of freed folios by another file filled with a secret pattern.
+ * overwrites, reclaim, memcg reclaim, migration, memory offlining, large
+ * folio splits, and the reuse of freed folios by another file filled with
+ * a secret pattern.
  *
  * Readers check every byte against generation stamped patterns (see
  * pagecache_util.h): an older generation of this file at this offset, or
@@ -28,6 +29,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <sys/wait.h>
 #include <linux/falloc.h>
 
 #include "../kselftest_harness.h"
@@ -89,6 +91,9 @@ struct race {
 	char cg[256], cg_orig[256];
 	/* migration op */
 	int node[2];
+	/* memory offlining op */
+	uint64_t block_size;
+	uint64_t offline_tries, offlined;	/* atomic */
 };
 
 static void race_fail(struct race *rc, const char *fmt, ...)
@@ -516,6 +521,78 @@ static int op_migrate(struct race *rc, struct pc_rng *r)
 	return 0;
 }
 
+#define MEMORY_SYSFS	"/sys/devices/system/memory"
+
+static void race_disable(struct race *rc, const char *name, const char *why);
+
+/*
+ * Offline the memory block that holds one of the file's pages, which
+ * migrates everything in it away and waits for the deferred frees of the
+ * folios it replaced (offline_pages()), then online it again.  A block
+ * that cannot go offline (unmovable pages: EBUSY) counts as a try.  The
+ * write runs in a child with an alarm, since offline_pages() retries
+ * until a signal if a page cannot be migrated.
+ */
+static int op_offline(struct race *rc, struct pc_rng *r)
+{
+	size_t pg = rc->b->page_size, i = pc_rand_below(r, rc->size / pg);
+	uint8_t *addr = rc->map + i * pg;
+	char path[128], zpath[128], zone[64];
+	const char *online;
+	uint64_t ent, pfn;
+	int fd, st, err;
+	pid_t pid;
+
+	__atomic_load_n(addr, __ATOMIC_RELAXED);
+	fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	err = pread(fd, &ent, sizeof(ent),
+		    (uintptr_t)addr / pg * sizeof(ent)) == sizeof(ent) ?
+		0 : -EIO;
+	close(fd);
+	pfn = ent & ((1ULL << 55) - 1);
+	if (err || !(ent >> 63) || !pfn)
+		return err;	/* not mapped (reclaimed meanwhile) */
+	snprintf(path, sizeof(path), MEMORY_SYSFS "/memory%llu/state",
+		 (unsigned long long)(pfn * pg / rc->block_size));
+	/* Online, a block's valid_zones is the zone it is in. */
+	snprintf(zpath, sizeof(zpath), MEMORY_SYSFS "/memory%llu/valid_zones",
+		 (unsigned long long)(pfn * pg / rc->block_size));
+	if (pc_read_file(zpath, zone, sizeof(zone)))
+		return 0;	/* not online, or no such block */
+	online = strncmp(zone, "Movable", 7) ? "online_kernel\n" :
+					       "online_movable\n";
+	__atomic_add_fetch(&rc->offline_tries, 1, __ATOMIC_RELAXED);
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (!pid) {
+		/* Only async-signal-safe calls after fork() in a threaded process. */
+		fd = open(path, O_WRONLY);
+		alarm(3);
+		_exit(fd < 0 ? errno : write(fd, "offline", 7) == 7 ? 0 : errno);
+	}
+	if (waitpid(pid, &st, 0) != pid)
+		return -errno;
+	if (!WIFEXITED(st))
+		return 0;	/* the alarm: migration did not finish in time */
+	err = WEXITSTATUS(st);
+	if (err == EBUSY || err == EINTR || err == EAGAIN)
+		return 0;
+	if (err == EINVAL) {
+		race_disable(rc, "offline",
+			     "EINVAL (no CONFIG_MEMORY_HOTREMOVE?)");
+		return -EOPNOTSUPP;
+	}
+	if (err)
+		return -err;
+	__atomic_add_fetch(&rc->offlined, 1, __ATOMIC_RELAXED);
+	if (pc_write_file(path, online))
+		return -errno;
+	return 0;
+}
+
 /* Truncate the kept-open file to nothing and fill it again. */
 static int op_victim_truncate(struct race *rc, struct pc_rng *r)
 {
@@ -936,6 +1013,36 @@ TEST_F_TIMEOUT(race, migrate, RACE_TIMEOUT)
 	race_prepare(_metadata, rc);
 	ASSERT_NE(NULL, rc->map);
 	race_run(_metadata, rc);
+}
+
+/*
+ * Offline and online the memory blocks under the file.  Only blocks in
+ * ZONE_MOVABLE reliably go offline: the guest runs boot with movablecore=.
+ */
+TEST_F_TIMEOUT(race, memory_offline, RACE_TIMEOUT)
+{
+	struct race *rc = &self->rc;
+	char buf[64];
+
+	if (!pc_is_root())
+		SKIP(return, "needs root (pagemap PFNs, memory block state)");
+	if (pc_read_file(MEMORY_SYSFS "/block_size_bytes", buf, sizeof(buf)))
+		SKIP(return, "no " MEMORY_SYSFS " (CONFIG_MEMORY_HOTPLUG)");
+	rc->block_size = strtoull(buf, NULL, 16);
+	ASSERT_LT(0, rc->block_size);
+	race_add(rc, "offline", op_offline, 0);
+	race_add(rc, "overwrite", op_overwrite, 0);
+	race_prepare(_metadata, rc);
+	ASSERT_NE(NULL, rc->map);
+	race_run(_metadata, rc);
+	ksft_print_msg("memory blocks offlined: %llu of %llu tries\n",
+		       (unsigned long long)rc->offlined,
+		       (unsigned long long)rc->offline_tries);
+	if (rc->ops[0].unsupported)
+		SKIP(return, "offline: %s", rc->ops[0].why);
+	if (!rc->offlined)
+		SKIP(return, "no block under the file went offline in %llu tries (unmovable pages; boot with movablecore=)",
+		     (unsigned long long)rc->offline_tries);
 }
 
 TEST_F_TIMEOUT(race, large_folio_split, RACE_TIMEOUT)
