@@ -1041,7 +1041,7 @@ TEST_F_TIMEOUT(race, memory_offline, RACE_TIMEOUT)
 	if (rc->ops[0].unsupported)
 		SKIP(return, "offline: %s", rc->ops[0].why);
 	if (!rc->offlined)
-		SKIP(return, "no block under the file went offline in %llu tries (unmovable pages; boot with movablecore=)",
+		SKIP(return, "no block went offline in %llu tries (movablecore=)",
 		     (unsigned long long)rc->offline_tries);
 }
 
