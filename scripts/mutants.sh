@@ -82,7 +82,7 @@ for name in $names; do
 	"$TOP/scripts/vm" --kernel "$BUILD/images/mutant-$name/$cfg/bzImage" --quiet \
 		--cpus 2 --numa 2 --mem 2G --swap 256 --disk ext4 --disk xfs \
 		--timeout "${GUEST_TIMEOUT:-1800}" --console-log "$LOGDIR/$name.console" \
-		--append "movablecore=25%" -- env PAGECACHE_RACE_SECONDS="${secs:-2}" PAGECACHE_HWPOISON=1 "$TOP/scripts/selftests.sh" run \
+		--append "movablecore=25%" -- env PAGECACHE_RACE_SECONDS="${secs:-2}" PAGECACHE_HWPOISON=1 PAGECACHE_OFFLINE=1 "$TOP/scripts/selftests.sh" run \
 		>"$LOGDIR/$name.log" 2>&1
 	rc=$?
 	set -e
