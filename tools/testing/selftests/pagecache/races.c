@@ -527,9 +527,9 @@ static int op_migrate(struct race *rc, struct pc_rng *r)
  * Offline the memory block that holds one of the file's pages, which
  * migrates everything in it away and waits for the deferred frees of the
  * folios it replaced (offline_pages()), then online it again.  A block
- * that cannot go offline counts as a try.  The
- * write runs in a child with an alarm, since offline_pages() retries
- * until a signal if a page cannot be migrated.
+ * that cannot go offline counts as a try.  The write runs in a child with
+ * an alarm, since offline_pages() retries until a signal if a page cannot
+ * be migrated.
  */
 static int op_offline(struct race *rc, struct pc_rng *r)
 {
@@ -537,7 +537,7 @@ static int op_offline(struct race *rc, struct pc_rng *r)
 	uint8_t *addr = rc->map + i * pg;
 	char path[128], zpath[128], zone[64];
 	const char *online;
-	uint64_t ent, pfn;
+	unsigned long long ent, pfn, block;
 	int fd, st, err;
 	pid_t pid;
 
@@ -552,11 +552,11 @@ static int op_offline(struct race *rc, struct pc_rng *r)
 	pfn = ent & ((1ULL << 55) - 1);
 	if (err || !(ent >> 63) || !pfn)
 		return err;	/* not mapped (reclaimed meanwhile) */
-	snprintf(path, sizeof(path), MEMORY_SYSFS "/memory%llu/state",
-		 (unsigned long long)(pfn * pg / rc->block_size));
+	block = pfn * pg / rc->block_size;
+	snprintf(path, sizeof(path), MEMORY_SYSFS "/memory%llu/state", block);
 	/* Online, a block's valid_zones is the zone it is in. */
 	snprintf(zpath, sizeof(zpath), MEMORY_SYSFS "/memory%llu/valid_zones",
-		 (unsigned long long)(pfn * pg / rc->block_size));
+		 block);
 	if (pc_read_file(zpath, zone, sizeof(zone)))
 		return 0;	/* not online, or no such block */
 	online = strncmp(zone, "Movable", 7) ? "online_kernel\n" :
@@ -578,7 +578,7 @@ static int op_offline(struct race *rc, struct pc_rng *r)
 	err = WEXITSTATUS(st);
 	/*
 	 * EBUSY: unmovable pages, EIO: migration failed, EINVAL: the block
-	 * spans zones (or no CONFIG_MEMORY_HOTREMOVE), EINTR: the alarm.
+	 * spans zones (or no CONFIG_MEMORY_HOTREMOVE), EINTR: a signal.
 	 */
 	if (err == EBUSY || err == EIO || err == EINVAL || err == EINTR ||
 	    err == EAGAIN)
