@@ -14,7 +14,7 @@ PKGS=(
 )
 
 missing=()
-for p in "${PKGS[@]}" "$BASE_PKG"; do
+for p in "${PKGS[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 done
 if [ ${#missing[@]} = 0 ]; then

@@ -5,8 +5,9 @@ set -euo pipefail
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${BUILD:-$TOP/build}
 KSRC=${KSRC:-$BUILD/linux}
-# The base the series is written against.  Debian serves one version of the
-# package at a time; when it moves, `make tree` stops and says so.
+# The base the series is written against.  `make tree` fetches exactly this
+# version (apt-get download), whatever version is installed or newest; if the
+# archive drops it, `make tree` stops and says so.
 BASE_PKG=linux-source-6.12
 BASE_PKG_VERSION=${BASE_PKG_VERSION:-6.12.117-1~deb12u1}
 BASE_TAG=base

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# make tree: install Debian's linux-source-6.12 if missing, unpack it once into
-# build/linux as a git repository whose first commit is tagged `base`, and
-# apply patches/ (in the order of patches/series) with git am onto branch
-# `work`.  Cached: a second run resets the work tree instead of re-unpacking.
+# make tree: fetch Debian's linux-source-6.12 at the version lib.sh pins,
+# unpack it once into build/linux as a git repository whose first commit is
+# tagged `base`, and apply patches/ (in the order of patches/series) with
+# git am onto branch `work`.  Cached: a second run resets the work tree instead of re-unpacking.
 #
 # Refuses to throw away work: if branch `work` has commits that were never
 # exported (it differs from the last applied or exported state), it stops
@@ -11,23 +11,46 @@
 
 PATCHES=${PATCHES:-$TOP/patches}
 
-ensure_package() {
-	if ! dpkg-query -W -f='${Status}' "$BASE_PKG" 2>/dev/null | grep -q 'install ok installed'; then
-		note "installing $BASE_PKG with apt-get"
-		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
-			apt-get install -y -qq "$BASE_PKG"; } >&2 ||
-			die "cannot install $BASE_PKG with apt-get (no apt access, or not root?)"
+# The package's tarball, of exactly $BASE_PKG_VERSION.  Debian's archive moves
+# on to newer versions (6.12.118 replaced 6.12.117 as the candidate), so do
+# not take whatever is installed: use /usr/src only when the installed
+# package is the pinned version, else fetch that version's .deb with
+# `apt-get download` (apt checks it against the signed index) and keep its
+# tarball under build/cache.
+TARBALL=
+base_tarball() {
+	local v cache deb
+	v=$(dpkg-query -W -f='${Status} ${Version}' "$BASE_PKG" 2>/dev/null || true)
+	if [ "$v" = "install ok installed $BASE_PKG_VERSION" ] &&
+		[ -f "/usr/src/$BASE_PKG.tar.xz" ]; then
+		TARBALL=/usr/src/$BASE_PKG.tar.xz
+		note "base: $BASE_PKG $BASE_PKG_VERSION (installed)"
+		return 0
 	fi
-	local v
-	v=$(dpkg-query -W -f='${Version}' "$BASE_PKG")
-	[ "$v" = "$BASE_PKG_VERSION" ] ||
-		die "$BASE_PKG is $v but the series is based on $BASE_PKG_VERSION; rebase the series and set BASE_PKG_VERSION in scripts/lib.sh"
-	note "base: $BASE_PKG $v"
+	cache=$BUILD/cache/${BASE_PKG}_$BASE_PKG_VERSION
+	TARBALL=$cache/$BASE_PKG.tar.xz
+	if [ -f "$TARBALL" ]; then
+		note "base: $BASE_PKG $BASE_PKG_VERSION (cached in $cache)"
+		return 0
+	fi
+	mkdir -p "$cache"
+	note "fetching $BASE_PKG=$BASE_PKG_VERSION with apt-get download${v:+ (installed: ${v##* })}"
+	fetch() { (cd "$cache" && apt-get download -q "$BASE_PKG=$BASE_PKG_VERSION") >&2; }
+	if ! fetch 2>/dev/null; then
+		[ "$(id -u)" = 0 ] && apt-get update -qq >&2 && fetch ||
+			die "cannot fetch $BASE_PKG=$BASE_PKG_VERSION with apt-get download (versions apt knows: $(apt-cache madison "$BASE_PKG" 2>/dev/null | awk '{printf "%s ", $3}')); if the archive no longer has it, rebase the series and set BASE_PKG_VERSION in scripts/lib.sh"
+	fi
+	deb=$(ls "$cache"/"${BASE_PKG}"_*.deb)
+	dpkg-deb --fsys-tarfile "$deb" | tar -xO "./usr/src/$BASE_PKG.tar.xz" >"$TARBALL.tmp" ||
+		die "$deb has no usr/src/$BASE_PKG.tar.xz"
+	mv "$TARBALL.tmp" "$TARBALL"
+	rm -f "$deb"
+	note "base: $BASE_PKG $BASE_PKG_VERSION (fetched into $cache)"
 }
 
 base_subject() {
 	local sub
-	sub=$(tar -xOJf /usr/src/$BASE_PKG.tar.xz "$BASE_PKG/Makefile" 2>/dev/null | head -5 |
+	sub=$(tar -xOJf "$TARBALL" "$BASE_PKG/Makefile" 2>/dev/null | head -5 |
 		awk -F' = ' '/^VERSION/{v=$2} /^PATCHLEVEL/{p=$2} /^SUBLEVEL/{s=$2} END{print v"."p"."s}')
 	printf 'Linux %s (Debian %s %s)' "$sub" "$BASE_PKG" "$BASE_PKG_VERSION"
 }
@@ -40,12 +63,12 @@ unpack_base() {
 		note "base tree cached: $KSRC ($(kgit rev-parse --short=12 "$BASE_TAG"))"
 		return 0
 	fi
-	note "unpacking /usr/src/$BASE_PKG.tar.xz into $KSRC"
+	note "unpacking $TARBALL into $KSRC"
 	rm -rf "$KSRC"
 	tmp=$KSRC.tmp
 	rm -rf "$tmp"
 	mkdir -p "$tmp"
-	tar -xJf "/usr/src/$BASE_PKG.tar.xz" --strip-components=1 -C "$tmp"
+	tar -xJf "$TARBALL" --strip-components=1 -C "$tmp"
 	git -C "$tmp" init -q -b "$WORK_BRANCH"
 	git -C "$tmp" config user.name "pagecache-rcu workbench"
 	git -C "$tmp" config user.email "workbench@pagecache-rcu.invalid"
@@ -98,7 +121,7 @@ apply_series() {
 
 mkdir -p "$BUILD"
 if [ "${SKIP_PACKAGE:-0}" != 1 ]; then
-	ensure_package
+	base_tarball
 	unpack_base
 fi
 check_unexported
