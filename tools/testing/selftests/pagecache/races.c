@@ -62,6 +62,12 @@ struct race_op {
 	char why[96];
 };
 
+/* Why a memory block did not go offline (struct race's offline_why[]). */
+enum {
+	OFF_SPANS, OFF_TIMEOUT, OFF_BUSY, OFF_EIO, OFF_EINVAL, OFF_OTHER,
+	OFF_NR
+};
+
 struct race {
 	struct __test_metadata *md;
 	struct pc_backing *b;
@@ -93,7 +99,9 @@ struct race {
 	int node[2];
 	/* memory offlining op */
 	uint64_t block_size;
-	uint64_t offline_tries, offlined;	/* atomic */
+	uint64_t offline_tries, offline_movable, offlined;	/* atomic */
+	/* why the others did not: OFF_* (atomic) */
+	uint64_t offline_why[OFF_NR];
 };
 
 static void race_fail(struct race *rc, const char *fmt, ...)
@@ -523,6 +531,10 @@ static int op_migrate(struct race *rc, struct pc_rng *r)
 
 #define MEMORY_SYSFS	"/sys/devices/system/memory"
 
+static const char *const off_why[OFF_NR] = {
+	"spans zones", "timeout", "EBUSY", "EIO", "EINVAL", "EINTR/EAGAIN",
+};
+
 /*
  * Offline the memory block that holds one of the file's pages, which
  * migrates everything in it away and waits for the deferred frees of the
@@ -538,7 +550,8 @@ static int op_offline(struct race *rc, struct pc_rng *r)
 	char path[128], zpath[128], zone[64];
 	const char *online;
 	unsigned long long ent, pfn, block;
-	int fd, st, err;
+	int fd, st, err, why;
+	bool movable;
 	pid_t pid;
 
 	__atomic_load_n(addr, __ATOMIC_RELAXED);
@@ -559,9 +572,17 @@ static int op_offline(struct race *rc, struct pc_rng *r)
 		 block);
 	if (pc_read_file(zpath, zone, sizeof(zone)))
 		return 0;	/* not online, or no such block */
-	online = strncmp(zone, "Movable", 7) ? "online_kernel\n" :
-					       "online_movable\n";
 	__atomic_add_fetch(&rc->offline_tries, 1, __ATOMIC_RELAXED);
+	if (!strncmp(zone, "none", 4)) {
+		/* Never goes offline: do not bother the kernel. */
+		__atomic_add_fetch(&rc->offline_why[OFF_SPANS], 1,
+				   __ATOMIC_RELAXED);
+		return 0;
+	}
+	movable = !strncmp(zone, "Movable", 7);
+	online = movable ? "online_movable\n" : "online_kernel\n";
+	if (movable)
+		__atomic_add_fetch(&rc->offline_movable, 1, __ATOMIC_RELAXED);
 	pid = fork();
 	if (pid < 0)
 		return -errno;
@@ -573,18 +594,23 @@ static int op_offline(struct race *rc, struct pc_rng *r)
 	}
 	if (waitpid(pid, &st, 0) != pid)
 		return -errno;
-	if (!WIFEXITED(st))
-		return 0;	/* the alarm: migration did not finish in time */
-	err = WEXITSTATUS(st);
 	/*
-	 * EBUSY: unmovable pages, EIO: migration failed, EINVAL: the block
-	 * spans zones (or no CONFIG_MEMORY_HOTREMOVE), EINTR: a signal.
+	 * The alarm: migration did not finish in time.  EBUSY: unmovable
+	 * pages (boot-time allocations at the top of a node too), EIO:
+	 * migration failed, EINVAL: the block has a hole (QEMU's last block
+	 * does), is offline already, or no CONFIG_MEMORY_HOTREMOVE, EINTR: a
+	 * signal.
 	 */
-	if (err == EBUSY || err == EIO || err == EINVAL || err == EINTR ||
-	    err == EAGAIN)
-		return 0;
-	if (err)
+	err = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	why = err < 0 ? OFF_TIMEOUT : err == EBUSY ? OFF_BUSY :
+	      err == EIO ? OFF_EIO : err == EINVAL ? OFF_EINVAL :
+	      err == EINTR || err == EAGAIN ? OFF_OTHER : -1;
+	if (err && why < 0)
 		return -err;
+	if (err) {
+		__atomic_add_fetch(&rc->offline_why[why], 1, __ATOMIC_RELAXED);
+		return 0;
+	}
 	__atomic_add_fetch(&rc->offlined, 1, __ATOMIC_RELAXED);
 	if (pc_write_file(path, online))
 		return -errno;
@@ -1014,15 +1040,18 @@ TEST_F_TIMEOUT(race, migrate, RACE_TIMEOUT)
 }
 
 /*
- * Offline and online the memory blocks under the file.  Only blocks in
- * ZONE_MOVABLE reliably go offline: the guest runs boot with movablecore=.
+ * Offline and online the memory blocks under the file.  The allocator keeps
+ * the file in one block per node, often one that cannot go offline: it
+ * spans zones, holds boot-time allocations or a hole.  The guests boot
+ * with movablecore= to have more blocks that can.
  * Off unless $PAGECACHE_OFFLINE=1, since it moves the machine's memory.
  */
 TEST_F_TIMEOUT(race, memory_offline, RACE_TIMEOUT)
 {
 	const char *env = getenv("PAGECACHE_OFFLINE");
 	struct race *rc = &self->rc;
-	char buf[64];
+	char buf[64], why[256];
+	size_t i, n;
 
 	if (!env || strcmp(env, "1"))
 		SKIP(return, "offlines memory blocks of this machine: set PAGECACHE_OFFLINE=1 where that is fine (make check's guests do)");
@@ -1037,11 +1066,16 @@ TEST_F_TIMEOUT(race, memory_offline, RACE_TIMEOUT)
 	race_prepare(_metadata, rc);
 	ASSERT_NE(NULL, rc->map);
 	race_run(_metadata, rc);
-	ksft_print_msg("memory blocks offlined: %llu of %llu tries\n",
+	for (i = 0, n = 0; i < ARRAY_SIZE(off_why); i++)
+		n += snprintf(why + n, sizeof(why) - n, "%s%s %llu", i ? ", " : "",
+			      off_why[i],
+			      (unsigned long long)rc->offline_why[i]);
+	ksft_print_msg("memory blocks offlined: %llu of %llu tries (%llu in ZONE_MOVABLE); not: %s\n",
 		       (unsigned long long)rc->offlined,
-		       (unsigned long long)rc->offline_tries);
+		       (unsigned long long)rc->offline_tries,
+		       (unsigned long long)rc->offline_movable, why);
 	if (!rc->offlined)
-		SKIP(return, "no block went offline in %llu tries (movablecore=)",
+		SKIP(return, "no block under the file went offline in %llu tries (see the counts above)",
 		     (unsigned long long)rc->offline_tries);
 }
 
