@@ -9,6 +9,8 @@ PKGS=(
 	qemu-system-x86 qemu-utils busybox-static e2fsprogs xfsprogs util-linux
 	# tests, benchmarks and the userspace model
 	fio liburcu-dev spin gnuplot-nox sparse python3-docutils
+	# checkpatch.pl runs scripts/spdxcheck.py on new files
+	python3-ply python3-git
 	# posting
 	git-email libmailtools-perl
 )
