@@ -2,7 +2,8 @@
 # make tree: fetch Debian's linux-source-6.12 at the version lib.sh pins,
 # unpack it once into build/linux as a git repository whose first commit is
 # tagged `base`, and apply patches/ (in the order of patches/series) with
-# git am onto branch `work`.  Cached: a second run resets the work tree instead of re-unpacking.
+# git am onto branch `work`.  Cached: a second run resets the work tree
+# instead of re-unpacking.
 #
 # Refuses to throw away work: if branch `work` has commits that were never
 # exported (it differs from the last applied or exported state), it stops
