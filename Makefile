@@ -6,17 +6,17 @@ CONFIG ?= guest
 .PHONY: help deps tree export export-check build build-base build-debug \
 	boundaries vm check check-debug test-workbench clean distclean \
 	sync sync-selftests selftests mutants model model-check model-bench \
-	lint bench bench-smoke bench-uml bench-uml-ab bench-ab-vm kvm-bundle send-check send
+	lint bench bench-smoke bench-uml kvm-bundle send-check send
 
 help:
-	@echo "pagecache-rcu: RCU page-cache reads for Linux 6.12 (see README.md)"
+	@echo "pagecache-rcu: RCU page-cache reads for Linux 7.3 (see README.md)"
 	@echo
 	@echo "  make check         the test entry: deps, tree, W=1 at every patch"
 	@echo "                     boundary, final kernel, boot, tests; ends 'N passed, N failed'"
 	@echo "  make check-debug   the same on the debug config (KASAN, DEBUG_PAGEALLOC, lockdep)"
 	@echo "  make deps          install missing Debian packages"
-	@echo "  make tree          build/linux: Debian linux-source-6.12 as tag 'base',"
-	@echo "                     patches/ applied with git am onto branch 'work'"
+	@echo "  make tree          build/linux: Debian linux-source-7.3 (trixie-backports)"
+	@echo "                     as tag 'base', patches/ applied with git am onto branch 'work'"
 	@echo "  make export        write branch 'work' back to patches/ (format-patch)"
 	@echo "  make export-check  fail if patches/ differs from a fresh export"
 	@echo "  make build         build/images/final/\$$CONFIG/bzImage (CONFIG=guest|debug)"
@@ -37,12 +37,6 @@ help:
 	@echo "  make bench-smoke   host tests of bench/ and the whole bench pipeline once"
 	@echo "  make bench-uml     base vs final read cost on this host's real CPU (User-Mode"
 	@echo "                     Linux, one CPU; bench/uml/run.sh --help), results/<date>-uml"
-	@echo "  make bench-uml-ab  patch 6's tmpfs read loop vs 6.12's in one UML boot"
-	@echo "                     (bench/uml/ab/run.sh --help), results/<date>-uml-ab;"
-	@echo "                     bench/uml/ab/run.sh --locked: with SMP's LOCK-prefixed atomics,"
-	@echo "                     --rethunk: with mispredicting return thunks (SRSO's Safe RET)"
-	@echo "  make bench-ab-vm   the same in one boot of the x86 guest, THP on and off"
-	@echo "                     (bench/ab-vm.sh --help), results/<date>-ab-vm"
 	@echo "  make kvm-bundle    build/pagecache-bench.tar.gz: the matrix for a KVM host without QEMU"
 	@echo "  make send-check    sign-off, get_maintainer.pl recipients, git send-email --dry-run"
 	@echo "  make send          the same, for real (asks first)"
@@ -98,10 +92,6 @@ bench-smoke:
 	OUT=build/bench-smoke KERNELS="final=build/images/final/$(CONFIG)/bzImage" bench/run.sh --smoke
 bench-uml: tree
 	bench/uml/run.sh
-bench-uml-ab: tree
-	bench/uml/ab/run.sh
-bench-ab-vm: tree
-	bench/ab-vm.sh
 kvm-bundle: build build-base
 	bench/kvm-bundle.sh
 send-check: tree

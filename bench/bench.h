@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * bench.h: what the benchmark programs (pread.c, logreread.c, abread.c) share: the
+ * bench.h: what the benchmark programs (pread.c, logreread.c) share: the
  * start/stop/failure block their workers see through MAP_SHARED memory, the
  * error exits, the clock, the file system name and strict option parsing (a
  * malformed number is an error, never a silent 0).
@@ -43,7 +43,7 @@ struct bench_ctl {
 	char msg[256];
 };
 
-/* Set by the program once its shared memory is mapped (abread has none). */
+/* Set by the program once its shared memory is mapped. */
 static struct bench_ctl *ctl __attribute__((unused));
 
 /* Errors are "PROGRAM: error: ..." on stderr and exit status 1. */

@@ -72,26 +72,4 @@ t "uml/run.sh parses; rejects --scale 0, --reps x, a kernel without =REV" bash -
 	'$HERE/uml/run.sh' --scale 0 --out '$dir/u' 2>&1 | grep -q 'scale wants a positive number' &&
 	'$HERE/uml/run.sh' --reps x --out '$dir/u' 2>&1 | grep -q 'reps wants a positive integer' &&
 	'$HERE/uml/run.sh' --kernels base --out '$dir/u' 2>&1 | grep -q 'LABEL=REV pairs'"
-t "abread: three variants against a knob file, one CSV line each" bash -c "
-	head -c 100000 /dev/urandom >'$dir/abf' && : >'$dir/knob' &&
-	out=\$('$BIN/abread' -f '$dir/abf' -l 4k -n 20 -r 7 -k '$dir/knob' -v 1,0,2 -H) &&
-	[ \"\$(echo \"\$out\" | wc -l)\" = 4 ] &&
-	echo \"\$out\" | awk -F, 'NR > 1 && (NF != 7 || \$7 <= 0) { exit 1 } NR == 2 && \$4 != 1 { exit 1 }' &&
-	[ \"\$(cat '$dir/knob')\" = 0 ]"
-t "abread: a missing knob, one variant, a bad size are clear errors" bash -c "
-	'$BIN/abread' -f '$dir/abf' -l 4k -k '$dir/none' 2>&1 | grep -q 'knob.patch' &&
-	'$BIN/abread' -f '$dir/abf' -v 1 2>&1 | grep -q 'at least two variants' &&
-	'$BIN/abread' -f '$dir/abf' -l 4x 2>&1 | grep -q 'a size in bytes'"
-t "ab-vm.sh and ab-guest.sh parse; ab-vm.sh rejects --rounds 0" bash -c "
-	bash -n '$HERE/ab-vm.sh' && sh -n '$HERE/ab-guest.sh' &&
-	'$HERE/ab-vm.sh' --rounds 0 2>&1 | grep -q 'rounds wants an integer'"
-t "uml/ab/report.py --check: paired speed per boot, rows without 6.12 left out" "$HERE/uml/ab/report.py" --check
-t "uml/ab/run.sh parses; rejects --boots 0, --rounds 5000" bash -c "
-	bash -n '$HERE/uml/ab/run.sh' &&
-	'$HERE/uml/ab/run.sh' --boots 0 2>&1 | grep -q 'boots wants a positive integer' &&
-	'$HERE/uml/ab/run.sh' --rounds 5000 2>&1 | grep -q 'rounds wants an integer 1..1000'"
-t "uml/ab/knob.patch applies to branch work" \
-	applies_to_work "$TOP/build/linux" "$HERE/uml/ab/knob.patch"
-t "uml/ab/locked.patch applies to branch work" \
-	applies_to_work "$TOP/build/linux" "$HERE/uml/ab/locked.patch"
 tap_done

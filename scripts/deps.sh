@@ -3,12 +3,17 @@
 . "$(dirname "$0")/lib.sh"
 
 PKGS=(
+	# make tree: linux-source-7.3 from trixie-backports, whose index is
+	# checked against Debian's archive keyring (scripts/tree.sh)
+	debian-archive-keyring
 	# kernel build
 	gcc make flex bison bc libelf-dev libssl-dev ccache cpio xz-utils kmod python3 git
 	# guest runner and scratch filesystems
 	qemu-system-x86 qemu-utils busybox-static e2fsprogs xfsprogs util-linux
 	# tests, benchmarks and the userspace model
 	fio liburcu-dev spin gnuplot-nox sparse python3-docutils
+	# scripts/sparse.sh builds a sparse that 7.3 accepts from Debian source
+	dpkg-dev
 	# checkpatch.pl runs scripts/spdxcheck.py on new files
 	python3-ply python3-git
 	# posting

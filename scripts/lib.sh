@@ -5,11 +5,16 @@ set -euo pipefail
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${BUILD:-$TOP/build}
 KSRC=${KSRC:-$BUILD/linux}
-# The base the series is written against.  `make tree` fetches exactly this
-# version (apt-get download), whatever version is installed or newest; if the
-# archive drops it, `make tree` stops and says so.
-BASE_PKG=linux-source-6.12
-BASE_PKG_VERSION=${BASE_PKG_VERSION:-6.12.117-1~deb12u1}
+# The base the series is written against: Debian's linux-source-7.3 from
+# trixie-backports, fetched with a private apt source list and state (the
+# system's sources are not touched) at exactly this version.  Backports keep
+# only the newest upload: if the pinned one has left the archive, `make tree`
+# takes the newest 7.3.y, says so loudly and records it (build/base.env, the
+# base commit's subject, every result's metadata).
+BASE_PKG=linux-source-7.3
+BASE_PKG_VERSION=${BASE_PKG_VERSION:-7.3.4-1~bpo13+1}
+BASE_SUITE=${BASE_SUITE:-trixie-backports}
+BASE_KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
 BASE_TAG=base
 WORK_BRANCH=work
 APPLIED_REF=refs/pagecache/applied

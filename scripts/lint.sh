@@ -9,7 +9,14 @@
 #               sign-off when posting (Documentation/process/coding-assistants.rst).
 #   sparse      C=2 on the series' C files (every boundary builds the same
 #               set, so header changes are covered), x86_64 guest config;
-#               warnings the base does not have fail the patch.
+#               warnings the base does not have fail the patch.  7.3's
+#               Makefile drops C=2 with only a make message when sparse
+#               cannot parse __typeof_unqual__ (scripts/checker-valid.sh;
+#               Debian 12's sparse 0.6.4 cannot), so scripts/sparse.sh
+#               builds Debian's sparse 0.6.5~rc1 from source when needed;
+#               if no valid sparse can be had, every patch fails with
+#               "sparse NOT RUN" instead of passing unchecked.
+#               SPARSE=/path/to/sparse uses another build of it.
 #   i386        ARCH=i386 W=1 build of the same objects (PAGECACHE_RCU_FREE
 #               depends on 64BIT: this proves the code compiles out there);
 #               new warnings fail the patch.
@@ -18,6 +25,8 @@
 #               with docutils without a warning (the toctree that lists it
 #               needs Sphinx), and scripts/kernel-doc -Wall
 #               reports nothing new on the series' C files and headers.
+#               (7.3's kernel-doc is the Python one, tools/docs/kernel-doc:
+#               "Warning: FILE:LINE text", no colon after the line number.)
 #
 # The W=1 x86_64 build of each boundary is scripts/boundaries.sh.
 . "$(dirname "$0")/lib.sh"
@@ -26,6 +35,7 @@ lock_worktree
 ALLOW=$TOP/lint/checkpatch-allowed.txt
 LOGS=$BUILD/lint
 JOBS=${JOBS:-$(nproc)}
+SPARSE=${SPARSE:-$("$TOP/scripts/sparse.sh" || echo sparse)}
 SP=$BUILD/obj/guest-sparse
 I386=$BUILD/obj/i386
 NOCFG=$BUILD/obj/guest-nocfg
@@ -114,11 +124,20 @@ build_objs() {
 }
 
 # checkpatch_one SHA SUBJECT: findings not in the allow list, on stdout.
+# checkpatch.pl runs scripts/spdxcheck.py (#!/usr/bin/env python3) on new
+# files, which needs python3-ply and python3-git (make deps): Debian's
+# python3 comes first in PATH, so that another python3 (pyenv, a venv)
+# without them does not make it fail.  If it fails all the same, the patch
+# fails instead of passing without the SPDX check ("FAILED ..." on stdout).
 checkpatch_one() {
 	local sha=$1 subj=$2 type
-	# --no-tree: the build worktree is at another commit; -g reads the commit.
-	(cd "$KSRC" && ./scripts/checkpatch.pl --strict --show-types --ignore MISSING_SIGN_OFF \
-		-q -g "$sha" 2>&1) >"$LOGS/checkpatch-$k.log" || true
+	# -g reads the commit from the repository (the build worktree is at
+	# another commit).
+	(cd "$KSRC" && PATH=/usr/bin:$PATH ./scripts/checkpatch.pl --strict --show-types \
+		--ignore MISSING_SIGN_OFF -q -g "$sha" 2>&1) >"$LOGS/checkpatch-$k.log" || true
+	if grep -q '^Traceback' "$LOGS/checkpatch-$k.log"; then
+		echo "FAILED scripts/spdxcheck.py did not run (python3 without ply or git?)"
+	fi
 	{ grep -oE '^(ERROR|WARNING|CHECK):[A-Z_0-9]+' "$LOGS/checkpatch-$k.log" || true; } | sort | uniq -c |
 		while read -r count type; do
 			if awk -F '\t' -v s="$subj" -v t="${type#*:}" \
@@ -128,6 +147,13 @@ checkpatch_one() {
 				echo "NEW $count $type"
 			fi
 		done
+}
+
+# kdoc_unnumbered: kernel-doc's messages without their line numbers, so
+# that the base's warnings still match at the tip when lines moved:
+# "Warning: FILE:LINE text" (7.3's Python kernel-doc) and "FILE:LINE: text".
+kdoc_unnumbered() {
+	sed -E 's/^((Warning|Error|Info): )?([^ :]+):[0-9]+([: ])/\1\3\4/'
 }
 
 # docs_check: at the checked-out tip.
@@ -149,10 +175,10 @@ docs_check() {
 	done
 	mapfile -t src < <(kgit diff --name-only "$base" "$WORK_BRANCH" -- 'mm/*.[ch]' 'include/*.h' 'fs/*.c')
 	(cd "$WT" && ./scripts/kernel-doc -none -Wall "${src[@]}" 2>&1) |
-		sed -E 's/:[0-9]+:/:/' | sort -u >"$LOGS/kdoc-tip.warn"
+		kdoc_unnumbered | sort -u >"$LOGS/kdoc-tip.warn"
 	git -C "$WT" checkout -q -f --detach "$base"
 	(cd "$WT" && for f in "${src[@]}"; do [ -f "$f" ] && ./scripts/kernel-doc -none -Wall "$f" 2>&1; done) |
-		sed -E 's/:[0-9]+:/:/' | sort -u >"$LOGS/kdoc-base.warn"
+		kdoc_unnumbered | sort -u >"$LOGS/kdoc-base.warn"
 	git -C "$WT" checkout -q -f --detach "$WORK_BRANCH"
 	new=$(comm -13 "$LOGS/kdoc-base.warn" "$LOGS/kdoc-tip.warn")
 	if [ -n "$new" ]; then
@@ -186,9 +212,15 @@ check_build() {
 
 note "lint: $n patches; objects: ${cfiles[*]/%.c/.o}"
 checkout_worktree "$base"
+# The test the kernel's Makefile runs before it honours C=2.
+SPARSE_WHY=
+if [ "$("$WT/scripts/checker-valid.sh" "$SPARSE" 2>/dev/null)" != 1 ]; then
+	SPARSE_WHY="$SPARSE ($("$SPARSE" --version 2>/dev/null || echo 'not found')) cannot parse __typeof_unqual__, which this tree needs (scripts/checker-valid.sh)"
+	warn "sparse NOT RUN: $SPARSE_WHY"
+fi
 configure "$SP" x86_64
 configure "$I386" i386
-build_objs "$SP" x86_64 "$LOGS/sparse-base.log" C=2 || die "base: sparse build failed ($LOGS/sparse-base.log)"
+build_objs "$SP" x86_64 "$LOGS/sparse-base.log" C=2 CHECK="$SPARSE" || die "base: sparse build failed ($LOGS/sparse-base.log)"
 warnings "$LOGS/sparse-base.log" >"$LOGS/sparse-base.warn"
 build_objs "$I386" i386 "$LOGS/i386-base.log" || die "base: i386 build failed ($LOGS/i386-base.log)"
 warnings "$LOGS/i386-base.log" >"$LOGS/i386-base.warn"
@@ -202,17 +234,27 @@ for k in $(seq 1 "$n"); do
 	bad=0
 
 	cp=$(checkpatch_one "$sha" "$subj")
+	if grep -q '^FAILED' <<<"$cp"; then
+		bad=1
+		res+=("checkpatch: $(sed -n 's/^FAILED //p' <<<"$cp") ($LOGS/checkpatch-$k.log)")
+	fi
 	if grep -q '^NEW' <<<"$cp"; then
 		bad=1
 		res+=("checkpatch: $(grep '^NEW' <<<"$cp" | sed 's/^NEW //' | tr '\n' ' ')not in $(basename "$ALLOW") ($LOGS/checkpatch-$k.log)")
-	else
+	elif [ $bad = 0 ]; then
 		allowed=$(sed -n 's/^allowed //p' <<<"$cp" | paste -sd, -)
 		res+=("checkpatch ok${allowed:+ (allowed: $allowed)}")
 	fi
 
 	checkout_worktree "$sha"
-	make -s -C "$WT" O="$SP" olddefconfig >/dev/null
-	check_build sparse "$SP" x86_64 "$LOGS/sparse-$k.log" "$LOGS/sparse-base.warn" C=2
+	if [ -z "$SPARSE_WHY" ]; then
+		make -s -C "$WT" O="$SP" olddefconfig >/dev/null
+		check_build sparse "$SP" x86_64 "$LOGS/sparse-$k.log" "$LOGS/sparse-base.warn" \
+			C=2 CHECK="$SPARSE"
+	else
+		bad=1
+		res+=("sparse NOT RUN ($SPARSE_WHY)")
+	fi
 	make -s -C "$WT" O="$I386" ARCH=i386 olddefconfig >/dev/null
 	check_build i386 "$I386" i386 "$LOGS/i386-$k.log" "$LOGS/i386-base.warn"
 

@@ -7,7 +7,10 @@
 #    assistant never signs off (Documentation/process/coding-assistants.rst).
 # 2. Compute To/Cc per patch with scripts/get_maintainer.pl on the applied
 #    tree (build/linux): lists go to To:, people to Cc:; the cover letter
-#    goes to everybody any patch goes to.
+#    goes to everybody any patch goes to.  One address per line: no roles,
+#    and no "SUBSYSTEM status: ..." lines (7.3's get_maintainer.pl adds
+#    them for subsystems that are not Maintained when it shows roles on a
+#    terminal; --no-substatus keeps them out whatever the defaults).
 # 3. git send-email --dry-run (make send-check; nothing is sent, no SMTP
 #    server is needed) or for real (make send, SEND=1; asks first).
 #
@@ -57,11 +60,10 @@ for p in "${patches[@]}"; do
 done
 
 # Recipients.
-all_to=() all_cc=()
 for p in "${patches[@]}"; do
 	[ "$p" = 0000-cover-letter.patch ] && continue
-	(cd "$KSRC" && ./scripts/get_maintainer.pl --no-rolestats --no-git --no-git-fallback \
-		"$OUT/$p") >"$OUT/$p.recipients" ||
+	(cd "$KSRC" && ./scripts/get_maintainer.pl --no-rolestats --no-substatus \
+		--no-git --no-git-fallback "$OUT/$p") >"$OUT/$p.recipients" ||
 		die "get_maintainer.pl failed on $p"
 	[ -s "$OUT/$p.recipients" ] || die "get_maintainer.pl found nobody for $p"
 done

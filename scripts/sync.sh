@@ -47,9 +47,15 @@ sync_one() {
 	copy
 	if [ -z "$c" ]; then
 		if [ "$WIRE" = selftests ]; then
+			# In the alphabetical TARGETS list: before the first
+			# target that sorts after it (pci_endpoint in 7.3).
 			grep -q '^TARGETS += pagecache$' "$KSRC/tools/testing/selftests/Makefile" ||
-				sed -i 's/^TARGETS += perf_events$/TARGETS += pagecache\nTARGETS += perf_events/' \
-					"$KSRC/tools/testing/selftests/Makefile"
+				awk '!done && /^TARGETS \+= / && $3 > "pagecache" {
+					print "TARGETS += pagecache"; done = 1 } { print }' \
+					"$KSRC/tools/testing/selftests/Makefile" >"$KSRC/tools/testing/selftests/Makefile.new" &&
+				mv "$KSRC/tools/testing/selftests/Makefile.new" "$KSRC/tools/testing/selftests/Makefile"
+			grep -q '^TARGETS += pagecache$' "$KSRC/tools/testing/selftests/Makefile" ||
+				die "could not add pagecache to tools/testing/selftests/Makefile TARGETS"
 			kgit add -f tools/testing/selftests/Makefile
 		fi
 		# The series has one author: the submitter's placeholder of patch 1.
@@ -65,6 +71,7 @@ sync_one() {
 	fi
 	# amend! carries both the files and the message into the commit.
 	ed=$(mktemp)
+	# shellcheck disable=SC2016 # "$1" belongs to the editor script
 	printf '#!/bin/sh\n{ echo "amend! %s"; echo; cat "%s"; } >"$1"\n' \
 		"$SUBJECT" "$TOP/$MSG" >"$ed"
 	chmod +x "$ed"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# make tree: fetch Debian's linux-source-6.12 at the version lib.sh pins,
+# make tree: fetch Debian's linux-source-7.3 at the version lib.sh pins,
 # unpack it once into build/linux as a git repository whose first commit is
 # tagged `base`, and apply patches/ (in the order of patches/series) with
 # git am onto branch `work`.  Cached: a second run resets the work tree
@@ -12,48 +12,96 @@
 
 PATCHES=${PATCHES:-$TOP/patches}
 
-# The package's tarball, of exactly $BASE_PKG_VERSION.  Debian's archive moves
-# on to newer versions (6.12.118 replaced 6.12.117 as the candidate), so do
-# not take whatever is installed: use /usr/src only when the installed
-# package is the pinned version, else fetch that version's .deb with
-# `apt-get download` (apt checks it against the signed index) and keep its
-# tarball under build/cache.
+# The package's tarball.  Debian 12 has no linux-source-7.3: it comes from
+# trixie-backports through a private apt configuration under build/cache/apt
+# (its own sources.list, lists and cache, passed with -o), so the system's
+# sources and state stay as they are.  The index is verified against
+# Debian's archive keyring (signed-by), and apt checks the .deb against it.
+# The pinned $BASE_PKG_VERSION is taken when the archive still has it; else
+# the newest 7.3.y, with a loud warning.  The version used is written to
+# build/base.env and into the base commit's subject.
 TARBALL=
+APT_DIR=$BUILD/cache/apt
+apt_private() {
+	local mirror
+	mirror=${DEBIAN_MIRROR:-$(debian_mirror)}
+	mkdir -p "$APT_DIR/lists/partial" "$APT_DIR/cache/archives/partial"
+	printf 'deb [signed-by=%s] %s %s main\n' "$BASE_KEYRING" "$mirror" "$BASE_SUITE" \
+		>"$APT_DIR/sources.list"
+	APT_OPTS=(-o "Dir::Etc::sourcelist=$APT_DIR/sources.list"
+		-o Dir::Etc::sourceparts=/dev/null
+		-o "Dir::State::Lists=$APT_DIR/lists"
+		-o "Dir::Cache=$APT_DIR/cache"
+		-o APT::Sandbox::User=root)
+}
+
+# The Debian mirror the system already uses (not its security archive).
+debian_mirror() {
+	local m
+	m=$(cat /etc/apt/sources.list.d/*.sources 2>/dev/null |
+		sed -n 's/^URIs:[[:space:]]*//p' | tr ' ' '\n' | grep -E '/debian/?$' | head -1)
+	[ -n "$m" ] || m=$(grep -hE '^deb[[:space:]]' /etc/apt/sources.list 2>/dev/null |
+		grep -oE 'https?://[^ ]+/debian/?' | grep -v security | head -1)
+	echo "${m:-http://deb.debian.org/debian}"
+}
+
 base_tarball() {
-	local v cache deb
-	v=$(dpkg-query -W -f='${Status} ${Version}' "$BASE_PKG" 2>/dev/null || true)
-	if [ "$v" = "install ok installed $BASE_PKG_VERSION" ] &&
-		[ -f "/usr/src/$BASE_PKG.tar.xz" ]; then
-		TARBALL=/usr/src/$BASE_PKG.tar.xz
-		note "base: $BASE_PKG $BASE_PKG_VERSION (installed)"
+	local cache deb v known
+	[ -f "$BASE_KEYRING" ] || die "$BASE_KEYRING is missing (apt-get install debian-archive-keyring)"
+	# A tarball fetched before, of the pinned version or (recorded) fallback.
+	for v in "$BASE_PKG_VERSION" "$(sed -n 's/^BASE_PKG_VERSION_USED=//p' "$BUILD/base.env" 2>/dev/null)"; do
+		[ -n "$v" ] && [ -f "$BUILD/cache/${BASE_PKG}_$v/$BASE_PKG.tar.xz" ] || continue
+		TARBALL=$BUILD/cache/${BASE_PKG}_$v/$BASE_PKG.tar.xz
+		USED_VERSION=$v
+		note "base: $BASE_PKG $v (cached in ${TARBALL%/*})"
+		[ "$v" = "$BASE_PKG_VERSION" ] || fallback_banner "$v"
 		return 0
+	done
+	apt_private
+	note "base: apt-get update of $BASE_SUITE (private lists in $APT_DIR)"
+	apt-get "${APT_OPTS[@]}" -q update >"$APT_DIR/update.log" 2>&1 ||
+		{ tail -5 "$APT_DIR/update.log" >&2; die "apt-get update of $BASE_SUITE failed (see $APT_DIR/update.log)"; }
+	grep -qE '^(W|E): .*(NO_PUBKEY|not signed|Signature|InRelease)' "$APT_DIR/update.log" &&
+		{ tail -5 "$APT_DIR/update.log" >&2; die "the $BASE_SUITE index could not be verified"; }
+	known=$(apt-cache "${APT_OPTS[@]}" madison "$BASE_PKG" 2>/dev/null | awk '{print $3}')
+	[ -n "$known" ] || die "$BASE_SUITE has no $BASE_PKG (see $APT_DIR/update.log)"
+	if grep -qxF "$BASE_PKG_VERSION" <<<"$known"; then
+		USED_VERSION=$BASE_PKG_VERSION
+	else
+		USED_VERSION=$(sort -V <<<"$known" | grep -E '^7\.3\.' | tail -1)
+		[ -n "$USED_VERSION" ] || die "$BASE_SUITE has no 7.3.y $BASE_PKG (it has: $(echo $known))"
+		fallback_banner "$USED_VERSION"
 	fi
-	cache=$BUILD/cache/${BASE_PKG}_$BASE_PKG_VERSION
-	TARBALL=$cache/$BASE_PKG.tar.xz
-	if [ -f "$TARBALL" ]; then
-		note "base: $BASE_PKG $BASE_PKG_VERSION (cached in $cache)"
-		return 0
-	fi
+	cache=$BUILD/cache/${BASE_PKG}_$USED_VERSION
 	mkdir -p "$cache"
-	note "fetching $BASE_PKG=$BASE_PKG_VERSION with apt-get download${v:+ (installed: ${v##* })}"
-	fetch() { (cd "$cache" && apt-get download -q "$BASE_PKG=$BASE_PKG_VERSION") >&2; }
-	if ! fetch 2>/dev/null; then
-		[ "$(id -u)" = 0 ] && apt-get update -qq >&2 && fetch ||
-			die "cannot fetch $BASE_PKG=$BASE_PKG_VERSION with apt-get download (versions apt knows: $(apt-cache madison "$BASE_PKG" 2>/dev/null | awk '{printf "%s ", $3}')); if the archive no longer has it, rebase the series and set BASE_PKG_VERSION in scripts/lib.sh"
-	fi
+	TARBALL=$cache/$BASE_PKG.tar.xz
+	note "base: apt-get download $BASE_PKG=$USED_VERSION"
+	(cd "$cache" && apt-get "${APT_OPTS[@]}" -q download "$BASE_PKG=$USED_VERSION") >&2 ||
+		die "apt-get download $BASE_PKG=$USED_VERSION failed"
 	deb=$(ls "$cache"/"${BASE_PKG}"_*.deb)
 	dpkg-deb --fsys-tarfile "$deb" | tar -xO "./usr/src/$BASE_PKG.tar.xz" >"$TARBALL.tmp" ||
 		die "$deb has no usr/src/$BASE_PKG.tar.xz"
 	mv "$TARBALL.tmp" "$TARBALL"
 	rm -f "$deb"
-	note "base: $BASE_PKG $BASE_PKG_VERSION (fetched into $cache)"
+	note "base: $BASE_PKG $USED_VERSION (fetched into $cache)"
+}
+
+fallback_banner() {
+	{
+		echo "######################################################################"
+		echo "# WARNING: $BASE_PKG $BASE_PKG_VERSION (the pinned base) is not in"
+		echo "# $BASE_SUITE any more; using $1 instead.  The series may not"
+		echo "# apply, and base-commit: will differ from patches/.  Rebase and set"
+		echo "# BASE_PKG_VERSION in scripts/lib.sh."
+		echo "######################################################################"
+	} >&2
 }
 
 base_subject() {
 	local sub
 	sub=$(tar -xOJf "$TARBALL" "$BASE_PKG/Makefile" 2>/dev/null | head -5 |
 		awk -F' = ' '/^VERSION/{v=$2} /^PATCHLEVEL/{p=$2} /^SUBLEVEL/{s=$2} END{print v"."p"."s}')
-	printf 'Linux %s (Debian %s %s)' "$sub" "$BASE_PKG" "$BASE_PKG_VERSION"
+	printf 'Linux %s (Debian %s %s)' "$sub" "$BASE_PKG" "$USED_VERSION"
 }
 
 unpack_base() {
@@ -124,6 +172,9 @@ mkdir -p "$BUILD"
 if [ "${SKIP_PACKAGE:-0}" != 1 ]; then
 	base_tarball
 	unpack_base
+	printf 'BASE_PKG=%s\nBASE_PKG_VERSION_USED=%s\nBASE_COMMIT=%s\nBASE_SUBJECT=%s\n' \
+		"$BASE_PKG" "$USED_VERSION" "$(kgit rev-parse "$BASE_TAG^{commit}")" \
+		"$(kgit log -1 --format=%s "$BASE_TAG")" >"$BUILD/base.env"
 fi
 check_unexported
 apply_series

@@ -1,5 +1,5 @@
 # bench/uml/lib.sh: building a User-Mode Linux kernel and a benchmark module
-# for it, shared by bench/uml/run.sh and bench/uml/ab/run.sh.  Sourced after
+# for it, used by bench/uml/run.sh.  Sourced after
 # scripts/lib.sh (die, note, TOP, KCC).
 
 # uml_build SRC OBJ WHAT: the UML kernel and modules of source tree SRC in

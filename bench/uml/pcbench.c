@@ -3,8 +3,8 @@
  * pcbench: time page cache reads from inside the kernel, with no system call
  * around them.  Built as a module against a User-Mode Linux build: there the
  * kernel runs as a host process, on the host's real CPU, so per-read costs
- * are those of real hardware (one CPU: UML on 6.12 has no SMP, so this says
- * nothing about contention).
+ * are those of real hardware (one CPU: bench/uml/uml.config leaves UML's
+ * SMP off, so this says nothing about contention).
  *
  *   insmod pcbench.ko path=/mnt/t/f len=16 iters=1000000 mode=0
  *

@@ -12,9 +12,10 @@
 # ~13 us (ptrace), a hundred times a 16-byte read, so the reads are timed from
 # inside the kernel: bench/uml/pcbench.c, a module loaded once per row, calls
 # kernel_read() in a loop on a tmpfs or ext4 (ubd) file and logs ns per read.
-# UML on 6.12 has one CPU and no THP: this measures the cost of a read (the
-# fast path, patch 6's batching, the fallbacks), not contention and not huge
-# folios.
+# These UML kernels have one CPU (7.3's UML can do SMP, but defconfig and
+# uml.config leave it off) and no THP (UML has none): this measures the
+# cost of a read (the fast path, patch 6's batching, the fallbacks), not
+# contention and not huge folios.
 #
 # Kernels (default "base=base final=work": the tag and branch of build/linux)
 # are built with ARCH=um defconfig + bench/uml/uml.config in build/uml/LABEL,
@@ -47,6 +48,7 @@ while [ $# -gt 0 ]; do
 	shift
 done
 [[ "$REPS" =~ ^[1-9][0-9]*$ ]] || die "--reps wants a positive integer, not '$REPS'"
+# shellcheck disable=SC2015 # die when either test fails
 [[ "$SCALE" =~ ^[0-9]*\.?[0-9]+$ ]] && awk "BEGIN{exit !($SCALE > 0)}" ||
 	die "--scale wants a positive number, not '$SCALE'"
 [ "$(uname -m)" = x86_64 ] || die "UML here is built for x86_64 hosts, not $(uname -m)"

@@ -12,8 +12,10 @@ spec = importlib.util.spec_from_loader("vm", loader)
 vm = importlib.util.module_from_spec(spec)
 loader.exec_module(vm)
 
+# Messages as 7.3 prints them (kernel/panic.c's __warn() and the others).
 KERNEL_PROBLEMS = [
-    "[   12.345678] WARNING: CPU: 1 PID: 77 at mm/filemap.c:2650 filemap_read+0x1/0x2",
+    "[   12.345678] WARNING: mm/filemap.c:2650 at filemap_read+0x1/0x2, CPU#1: fio/77",
+    "[   12.345678] WARNING: at filemap_read+0x1/0x2, CPU#1: fio/77",
     "[    3.000001] BUG: KASAN: slab-use-after-free in filemap_read+0x12/0x400",
     "[    1.100000] BUG: unable to handle page fault for address: ffff888000000000",
     "[    5.500000] Oops: general protection fault, probably for non-canonical address",
@@ -23,17 +25,18 @@ KERNEL_PROBLEMS = [
     "[   21.000000] rcu: INFO: rcu_preempt self-detected stall on CPU",
     "[   30.000000] Kernel panic - not syncing: Fatal exception",
     "[   40.000000] INFO: task fio:123 blocked for more than 120 seconds.",
+    "[   40.000000] INFO: task fio:123 blocked in I/O wait for more than 120 seconds.",
     "[    2.000000] BUG: sleeping function called from invalid context at mm/filemap.c:1",
     "[    2.000000] WARNING: suspicious RCU usage",
     "[    2.000000] UBSAN: array-index-out-of-bounds in mm/filemap.c:10:5",
     "[    2.000000] BUG: Bad page state in process cat  pfn:1234",
     # A kernel message that starts in the middle of an unterminated line.
-    "reading[   7.000000] WARNING: CPU: 0 PID: 1 at mm/x.c:1 f+0x0/0x0",
+    "reading[   7.000000] WARNING: mm/x.c:1 at f+0x0/0x0, CPU#0: sh/1",
 ]
 HARMLESS = [
     "[    3.000001] ==================================================================",
-    "[    0.000000] Linux version 6.12.117 (gcc) #1 SMP PREEMPT",
-    "[    1.000000] EXT4-fs (vda): mounted filesystem with ordered data mode",
+    "[    0.000000] Linux version 7.3.4 (gcc) #1 SMP PREEMPT",
+    "[    1.000000] EXT4-fs (vda): mounted filesystem 8f3c2d1e-0b4a-4c6d-9e8f-1a2b3c4d5e6f r/w with ordered data mode. Quota mode: none.",
     "[    2.000000] rcu: Hierarchical RCU implementation.",
     "[    2.000000] Demotion targets for Node 0: null",
     "WARNING: a line without a printk timestamp is not the kernel's",

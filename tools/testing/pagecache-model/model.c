@@ -16,6 +16,12 @@
  * word offset and a generation, so foreign, secret and poison words are
  * told apart from valid (possibly stale) data.  kmap_local_page() and
  * kunmap_local() check that the page stays allocated while it is mapped.
+ *
+ * Before the run, lru_rule_check() puts one folio through every LRU state
+ * with MGLRU off and on, and checks that the lockless read takes it
+ * exactly when the slow path would not mark it accessed (the caller did)
+ * or folio_mark_accessed(), copied from Linux 7.3, would leave it as it
+ * is - and never when it is PG_readahead or PG_dropbehind.
  */
 #include <assert.h>
 #include <stdarg.h>
@@ -91,6 +97,7 @@ static bool opt_stop_on_error;
 static bool opt_bench;
 static bool opt_verbose;
 
+int model_lru_gen;		/* lru_gen_enabled(), see shim mm_inline.h */
 static int stop;
 static unsigned long model_clock;	/* orders hwpoison against reads */
 
@@ -131,15 +138,16 @@ static const char * const status_names[NR_STATUS] = {
 };
 
 static unsigned long status_count[NR_STATUS];
+static unsigned long copied_lru_gen[2];	/* COPIED by LRU mode at the start */
 
 enum adv_op {
 	OP_TRUNCATE, OP_PUNCH, OP_OVERWRITE, OP_MIGRATE, OP_SPLIT,
-	OP_REUSE, OP_FILL, OP_HOT, OP_HWPOISON, NR_OPS,
+	OP_REUSE, OP_FILL, OP_HOT, OP_HWPOISON, OP_LRU_GEN, NR_OPS,
 };
 
 static const char * const op_names[NR_OPS] = {
 	"truncate", "punch", "overwrite", "migrate", "split", "reuse",
-	"fill", "hot", "hwpoison",
+	"fill", "hot", "hwpoison", "lru_gen",
 };
 
 static unsigned long op_count[NR_OPS];
@@ -343,7 +351,7 @@ static struct folio *folio_alloc_model(unsigned int order)
 		page[i].private = NULL;
 		__atomic_store_n(&page[i].order, 0, __ATOMIC_RELAXED);
 		__atomic_store_n(&page[i]._refcount, 0, __ATOMIC_RELAXED);
-		__atomic_store_n(&page[i].flags, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&page[i].flags.f, 0, __ATOMIC_RELAXED);
 		__atomic_store_n(&page[i].state, MODEL_PAGE_ALLOCATED,
 				 __ATOMIC_RELEASE);
 	}
@@ -351,7 +359,7 @@ static struct folio *folio_alloc_model(unsigned int order)
 	__atomic_store_n(&page->_refcount, 1, __ATOMIC_RELAXED);
 	if (order) {
 		__atomic_store_n(&page->order, order, __ATOMIC_RELAXED);
-		__atomic_or_fetch(&page->flags, 1UL << PG_head, __ATOMIC_RELEASE);
+		__atomic_or_fetch(&page->flags.f, 1UL << PG_head, __ATOMIC_RELEASE);
 	}
 	return (struct folio *)page;
 }
@@ -363,7 +371,7 @@ static void folio_free_now(struct folio *folio)
 	unsigned int i, order = folio_order(folio), nr = 1U << order;
 
 	for (i = 0; i < nr; i++) {
-		__atomic_store_n(&page[i].flags, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&page[i].flags.f, 0, __ATOMIC_RELAXED);
 		__atomic_store_n(&page[i].hwpoison_seq, ULONG_MAX,
 				 __ATOMIC_RELAXED);
 		__atomic_add_fetch(&page[i].gen, 1, __ATOMIC_RELEASE);
@@ -392,7 +400,7 @@ static void __maybe_unused folio_free_rcu(struct rcu_head *head)
 	 */
 	if (__atomic_load_n(&folio->_refcount, __ATOMIC_ACQUIRE))
 		count(CNT_REFCOUNT, 1);
-	__atomic_and_fetch(&folio->flags, ~(1UL << PG_rcu_free),
+	__atomic_and_fetch(&folio->flags.f, ~(1UL << PG_rcu_free),
 			   __ATOMIC_RELAXED);
 	folio_free_now(folio);
 }
@@ -427,6 +435,93 @@ static void folio_put_model(struct folio *folio)
 	}
 #endif
 	folio_free_now(folio);
+}
+
+/* LRU state. */
+
+/*
+ * The flags of a folio that the lockless read may take with either LRU:
+ * PG_rcu_free, and folio_mark_accessed() would change nothing.
+ */
+#define MODEL_HOT_FLAGS	(BIT(PG_referenced) | BIT(PG_active) | \
+			 BIT(PG_workingset) | LRU_REFS_MASK | BIT(PG_rcu_free))
+
+static void folio_set_flag(struct folio *folio, unsigned int nr)
+{
+	__atomic_or_fetch(&folio->flags.f, BIT(nr), __ATOMIC_RELEASE);
+}
+
+static void folio_clear_flag(struct folio *folio, unsigned int nr)
+{
+	__atomic_and_fetch(&folio->flags.f, ~BIT(nr), __ATOMIC_RELEASE);
+}
+
+/* lru_gen_inc_refs() of mm/folio.c in Linux 7.3. */
+static void lru_gen_inc_refs_model(struct folio *folio)
+{
+	unsigned long new_flags, old_flags;
+
+	old_flags = __atomic_load_n(&folio->flags.f, __ATOMIC_RELAXED);
+	if (folio_test_unevictable(folio))
+		return;
+
+	/* see the comment on LRU_REFS_FLAGS */
+	if (!folio_test_referenced(folio)) {
+		/* set_mask_bits(&folio->flags.f, LRU_REFS_MASK, ...) */
+		do {
+			new_flags = (old_flags & ~LRU_REFS_MASK) |
+				    BIT(PG_referenced);
+		} while (!__atomic_compare_exchange_n(&folio->flags.f,
+						      &old_flags, new_flags,
+						      false, __ATOMIC_RELEASE,
+						      __ATOMIC_RELAXED));
+		return;
+	}
+
+	do {
+		if ((old_flags & LRU_REFS_MASK) == LRU_REFS_MASK) {
+			if (!folio_test_workingset(folio))
+				folio_set_flag(folio, PG_workingset);
+			return;
+		}
+
+		new_flags = old_flags + BIT(LRU_REFS_PGOFF);
+	} while (!__atomic_compare_exchange_n(&folio->flags.f, &old_flags,
+					      new_flags, false,
+					      __ATOMIC_RELEASE,
+					      __ATOMIC_RELAXED));
+}
+
+/*
+ * folio_mark_accessed() of mm/folio.c in Linux 7.3, on the model's flags:
+ * the reference for what the lockless read, which does not call it, may
+ * skip.  The model has no LRU lists or folio batches: folio_activate()
+ * and __lru_cache_activate_folio() both end in PG_active, and
+ * workingset_activation() only counts.
+ */
+static void folio_mark_accessed_model(struct folio *folio)
+{
+	if (folio_test_dropbehind(folio))
+		return;
+	if (lru_gen_enabled()) {
+		lru_gen_inc_refs_model(folio);
+		return;
+	}
+
+	if (!folio_test_referenced(folio)) {
+		folio_set_flag(folio, PG_referenced);
+	} else if (folio_test_unevictable(folio)) {
+		/*
+		 * Unevictable pages are on the "LRU_UNEVICTABLE" list. But,
+		 * this list is never rotated or maintained, so marking an
+		 * unevictable page accessed has no effect.
+		 */
+	} else if (!folio_test_active(folio)) {
+		folio_set_flag(folio, PG_active);
+		folio_clear_flag(folio, PG_referenced);
+	}
+	if (folio_test_idle(folio))
+		folio_clear_flag(folio, PG_idle);
 }
 
 /* File data. */
@@ -524,7 +619,7 @@ static struct folio *folio_read_in(struct model_file *f, pgoff_t index,
 	WRITE_ONCE(folio->mapping, &f->mapping);
 	folio_fill(f, folio, index, 0);
 	/* folio_mark_uptodate(): the data before the flag. */
-	__atomic_or_fetch(&folio->flags, flags | 1UL << PG_uptodate,
+	__atomic_or_fetch(&folio->flags.f, flags | 1UL << PG_uptodate,
 			  __ATOMIC_RELEASE);
 	mapping_store(f, index, order, folio);
 	return folio;
@@ -545,16 +640,23 @@ static pgoff_t size_pages(loff_t size)
 	return (size + PAGE_SIZE - 1) >> PAGE_SHIFT;
 }
 
-/* Cold or hot, readahead or not: all the states a reader can meet. */
+/*
+ * Cold or hot, readahead or not, for either LRU (a refault may set
+ * PG_workingset, MGLRU tiers): all the states a reader can meet.
+ */
 static unsigned long random_new_flags(void)
 {
 	unsigned long flags = 0;
 	unsigned long r = rnd();
 
-	if (r & 1)
+	if (r & 1) {
 		flags |= 1UL << PG_referenced;
+		flags |= ((r >> 8) << LRU_REFS_PGOFF) & LRU_REFS_MASK;
+	}
 	if ((r & 0x41) == 0x41)
 		flags |= 1UL << PG_active;
+	if ((r & 0x81) == 0x81)
+		flags |= 1UL << PG_workingset;
 	if ((r & 6) == 6)
 		flags |= 1UL << PG_rcu_free;
 	if ((r & 0x38) == 0)
@@ -605,17 +707,21 @@ static void folio_zero_tail(struct model_file *f, struct folio *folio,
 }
 
 /*
- * Split a large folio into order-0 folios, the way __split_huge_page()
- * does it: the tails get the head's flags (PG_rcu_free included), mapping
- * and index and replace the head in the XArray, then the head shrinks.
+ * Split a large folio into order-0 folios, the way __folio_split() does it
+ * in Linux 7.3: xas_split() leaves the folio in all of its slots,
+ * __split_folio_to_order() gives the tails the head's flags (PG_rcu_free
+ * included), mapping and index and shrinks the head, then the tails
+ * replace the head in the XArray.
  */
 static void folio_split_model(struct model_file *f, struct folio *folio)
 {
 	XA_STATE(xas, &f->mapping.i_pages, folio->index);
 	unsigned int i, order = folio_order(folio), nr = 1U << order;
 	unsigned long keep = 1UL << PG_uptodate | 1UL << PG_referenced |
-			     1UL << PG_active | 1UL << PG_readahead |
-			     1UL << PG_rcu_free;
+			     1UL << PG_active | 1UL << PG_workingset |
+			     1UL << PG_unevictable | 1UL << PG_dropbehind |
+			     1UL << PG_readahead | 1UL << PG_idle |
+			     1UL << PG_rcu_free | LRU_REFS_MASK;
 	unsigned long flags;
 
 	if (!order)
@@ -624,21 +730,25 @@ static void folio_split_model(struct model_file *f, struct folio *folio)
 	assert(!xas_error(&xas));
 	xas_lock(&xas);
 	xas_split(&xas, folio, order);
-	flags = __atomic_load_n(&folio->flags, __ATOMIC_RELAXED) & keep;
-	for (i = nr - 1; i >= 1; i--) {
+	flags = __atomic_load_n(&folio->flags.f, __ATOMIC_RELAXED) & keep;
+	for (i = 1; i < nr; i++) {
 		struct page *tail = folio_page(folio, i);
 
 		WRITE_ONCE(tail->index, folio->index + i);
 		WRITE_ONCE(tail->mapping, &f->mapping);
 		__atomic_store_n(&tail->_refcount, 1, __ATOMIC_RELAXED);
-		__atomic_store_n(&tail->flags, flags | (tail->flags &
+		__atomic_store_n(&tail->flags.f, flags | (tail->flags.f &
 				 1UL << PG_hwpoison), __ATOMIC_RELEASE);
-		xas_set(&xas, folio->index + i);
-		xas_store(&xas, tail);
 		model_window(MW_ADVERSARY);
 	}
-	__atomic_and_fetch(&folio->flags, ~(1UL << PG_head), __ATOMIC_RELEASE);
+	__atomic_and_fetch(&folio->flags.f, ~(1UL << PG_head), __ATOMIC_RELEASE);
 	__atomic_store_n(&folio->_order, 0, __ATOMIC_RELAXED);
+	model_window(MW_ADVERSARY);
+	for (i = 1; i < nr; i++) {
+		xas_set(&xas, folio->index + i);
+		xas_store(&xas, folio_page(folio, i));
+		model_window(MW_ADVERSARY);
+	}
 	xas_unlock(&xas);
 }
 
@@ -761,7 +871,9 @@ static void op_migrate(struct model_file *f)
 	struct folio *folio = random_folio(f), *new;
 	unsigned int order, i;
 	unsigned long keep = 1UL << PG_uptodate | 1UL << PG_referenced |
-			     1UL << PG_active | 1UL << PG_readahead;
+			     1UL << PG_active | 1UL << PG_workingset |
+			     1UL << PG_unevictable | 1UL << PG_idle |
+			     1UL << PG_readahead | LRU_REFS_MASK;
 
 	if (!folio)
 		return;
@@ -774,8 +886,8 @@ static void op_migrate(struct model_file *f)
 		       page_data(folio_page(folio, i)), PAGE_SIZE);
 	WRITE_ONCE(new->index, folio->index);
 	WRITE_ONCE(new->mapping, &f->mapping);
-	__atomic_or_fetch(&new->flags,
-			  __atomic_load_n(&folio->flags, __ATOMIC_RELAXED) & keep,
+	__atomic_or_fetch(&new->flags.f,
+			  __atomic_load_n(&folio->flags.f, __ATOMIC_RELAXED) & keep,
 			  __ATOMIC_RELEASE);
 	mapping_store(f, folio->index, order, new);
 	model_window(MW_ADVERSARY);
@@ -816,8 +928,7 @@ static void op_reuse(struct model_file *f)
 		folio = mapping_lookup(s, i);
 		if (folio)
 			folio_remove(s, folio);
-		folio = folio_read_in(s, i, 0, 1UL << PG_referenced |
-				      1UL << PG_active | 1UL << PG_rcu_free);
+		folio = folio_read_in(s, i, 0, MODEL_HOT_FLAGS);
 		if (!folio)
 			break;
 	}
@@ -825,8 +936,10 @@ static void op_reuse(struct model_file *f)
 }
 
 /*
- * Slow-path reads: filemap_read_mark_hot() sets PG_rcu_free on a folio
- * found referenced, folio_mark_accessed() referenced, then active.
+ * A slow-path read, filemap_read_mark_accessed(): filemap_read_mark_hot()
+ * sets PG_rcu_free on a folio found referenced (not PG_dropbehind), then
+ * folio_mark_accessed() marks it, in the LRU mode of the moment.  Half of
+ * them start readahead, which clears PG_readahead.
  */
 static void op_hot(struct model_file *f)
 {
@@ -834,18 +947,21 @@ static void op_hot(struct model_file *f)
 
 	if (!folio)
 		return;
-	if (!folio_test_referenced(folio))
-		__atomic_or_fetch(&folio->flags, 1UL << PG_referenced,
-				  __ATOMIC_RELEASE);
-	else if (!folio_test_rcu_free(folio))
-		__atomic_or_fetch(&folio->flags, 1UL << PG_rcu_free,
-				  __ATOMIC_RELEASE);
-	else if (!folio_test_active(folio))
-		__atomic_or_fetch(&folio->flags, 1UL << PG_active,
-				  __ATOMIC_RELEASE);
+	if (folio_test_referenced(folio) && !folio_test_rcu_free(folio) &&
+	    !folio_test_dropbehind(folio))
+		folio_set_flag(folio, PG_rcu_free);
+	folio_mark_accessed_model(folio);
 	if (folio_test_readahead(folio) && (rnd() & 1))
-		__atomic_and_fetch(&folio->flags, ~(1UL << PG_readahead),
-				   __ATOMIC_RELEASE);
+		folio_clear_flag(folio, PG_readahead);
+}
+
+/*
+ * echo y/n > /sys/kernel/mm/lru_gen/enabled: switch MGLRU on or off while
+ * readers run.  The folios keep their flags.
+ */
+static void op_lru_gen(struct model_file *f)
+{
+	__atomic_xor_fetch(&model_lru_gen, 1, __ATOMIC_RELAXED);
 }
 
 /* memory_failure() on a page: flag it, then stamp the model clock. */
@@ -861,7 +977,7 @@ static void op_hwpoison(struct model_file *f)
 	if (PageHWPoison(page))
 		return;
 	__atomic_store_n(&page->hwpoison_seq, ULONG_MAX, __ATOMIC_SEQ_CST);
-	__atomic_or_fetch(&page->flags, 1UL << PG_hwpoison, __ATOMIC_SEQ_CST);
+	__atomic_or_fetch(&page->flags.f, 1UL << PG_hwpoison, __ATOMIC_SEQ_CST);
 	seq = __atomic_add_fetch(&model_clock, 1, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&page->hwpoison_seq, seq, __ATOMIC_SEQ_CST);
 }
@@ -896,6 +1012,9 @@ static void adversary_op(struct model_file *f, enum adv_op op)
 	case OP_HWPOISON:
 		op_hwpoison(f);
 		break;
+	case OP_LRU_GEN:
+		op_lru_gen(f);
+		break;
 	default:
 		break;
 	}
@@ -906,7 +1025,7 @@ static void adversary_op(struct model_file *f, enum adv_op op)
 static const unsigned int op_weight[NR_OPS] = {
 	[OP_TRUNCATE] = 12, [OP_PUNCH] = 6, [OP_OVERWRITE] = 10,
 	[OP_MIGRATE] = 10, [OP_SPLIT] = 6, [OP_REUSE] = 10, [OP_FILL] = 20,
-	[OP_HOT] = 25, [OP_HWPOISON] = 1,
+	[OP_HOT] = 24, [OP_HWPOISON] = 1, [OP_LRU_GEN] = 1,
 };
 
 static void *adversary_thread(void *arg)
@@ -1006,6 +1125,7 @@ static void check_copy(struct model_file *f, loff_t pos, const u64 *buf,
 static void *reader_thread(void *arg)
 {
 	unsigned long local_status[NR_STATUS] = { 0 };
+	unsigned long local_copied[2] = { 0 };
 	u64 *buf = malloc(READ_BUF_SIZE);
 	struct model_thread t;
 	unsigned int i;
@@ -1018,6 +1138,7 @@ static void *reader_thread(void *arg)
 		unsigned long ret_epoch;
 		size_t want, len = 0;
 		loff_t pos, isize;
+		bool lru_gen;
 
 		/* Half of the reads near EOF, where truncation races. */
 		isize = i_size_read(&f->inode);
@@ -1032,11 +1153,12 @@ static void *reader_thread(void *arg)
 
 		t.read_clock = __atomic_load_n(&model_clock, __ATOMIC_SEQ_CST);
 		t.reading = true;
+		lru_gen = lru_gen_enabled();
 		rcu_read_lock();
 		/*
-		 * No folio counts as marked by an earlier read: hot folios
-		 * are referenced and active here, which
-		 * folio_mark_accessed() would leave as they are.
+		 * No folio counts as marked by an earlier read: op_hot()
+		 * marks folios until folio_mark_accessed() would leave them
+		 * as they are.
 		 */
 		status = model_fast_copy(&f->mapping, pos, -1, buf, want,
 					 &len);
@@ -1046,12 +1168,16 @@ static void *reader_thread(void *arg)
 
 		assert(status < NR_STATUS);
 		local_status[status]++;
-		if (status == FILEMAP_FAST_COPIED)
+		if (status == FILEMAP_FAST_COPIED) {
+			local_copied[lru_gen]++;
 			check_copy(f, pos, buf, len, want, ret_epoch);
+		}
 	}
 	rcu_unregister_thread();
 	for (i = 0; i < NR_STATUS; i++)
 		uatomic_add(&status_count[i], local_status[i]);
+	for (i = 0; i < 2; i++)
+		uatomic_add(&copied_lru_gen[i], local_copied[i]);
 	free(buf);
 	return NULL;
 }
@@ -1154,73 +1280,117 @@ static void tap(bool ok, const char *fmt, ...)
 		tap_failed = true;
 }
 
+/* The LRU flags of a folio that lru_rule_check() runs through. */
+static const unsigned long lru_rule_bits[] = {
+	BIT(PG_referenced), BIT(PG_active), BIT(PG_workingset),
+	BIT(PG_unevictable), BIT(PG_idle), BIT(PG_readahead),
+	BIT(PG_dropbehind), BIT(LRU_REFS_PGOFF), BIT(LRU_REFS_PGOFF + 1),
+};
+
+static_assert(LRU_REFS_WIDTH == 2, "lru_rule_bits: all LRU_REFS bits");
+
+#define LRU_RULE_STATES	BIT(ARRAY_SIZE(lru_rule_bits))
+#define LRU_RULE_CASES	(2 * LRU_RULE_STATES * 3)
+#define LRU_RULE_PRINT	8
+
+struct lru_rule_result {
+	unsigned long bad_lru;		/* check 10 */
+	unsigned long bad_dropbehind;	/* check 11 */
+	unsigned int printed;
+};
+
 /*
- * The lockless read does not call folio_mark_accessed(), so it may only
- * take a folio that the slow path would not mark on this read (the folio
- * of @marked) or that marking would leave as it is: referenced and active
- * (or unevictable).  One folio, single-threaded, before the run: each LRU
- * state, with and without a marked position in the folio.
+ * One case of lru_rule_check(): @folio, the folio at index 0 of @f, with
+ * the LRU flags @flags, and @m: -1 no position marked, 0 a position in
+ * this folio, 1 one in the next folio.
  */
-static bool lru_rule_check(void)
+static void lru_rule_case(struct model_file *f, struct folio *folio,
+			  unsigned long base, unsigned long flags, int m,
+			  struct lru_rule_result *res)
 {
-	static const struct {
-		unsigned long flags;
-		int marked;		/* -1, 0: this folio, 1: the next one */
-		bool copied;
-	} cases[] = {
-		{ 0, -1, false },
-		{ 1UL << PG_referenced, -1, false },
-		{ 1UL << PG_active, -1, false },
-		{ 1UL << PG_referenced | 1UL << PG_active, -1, true },
-		{ 1UL << PG_referenced | 1UL << PG_unevictable, -1, true },
-		{ 0, 0, true },
-		{ 1UL << PG_referenced, 0, true },
-		{ 1UL << PG_referenced, 1, false },
-	};
-	unsigned long lru = 1UL << PG_referenced | 1UL << PG_active |
-			    1UL << PG_unevictable | 1UL << PG_readahead;
+	enum filemap_fast_status status;
+	struct folio copy = { };
+	bool copied, expected;
+	loff_t marked = -1;
+	size_t len = 0;
+	u64 buf[2];
+
+	if (m >= 0)
+		marked = (loff_t)(folio->index + m * folio_nr_pages(folio)) *
+			 PAGE_SIZE;
+	copy.flags.f = flags;
+	folio_mark_accessed_model(&copy);
+	expected = !(flags & (BIT(PG_readahead) | BIT(PG_dropbehind))) &&
+		   (m == 0 || copy.flags.f == flags);
+
+	__atomic_store_n(&folio->flags.f, base | flags, __ATOMIC_RELEASE);
+	rcu_read_lock();
+	status = model_fast_copy(&f->mapping, 0, marked, buf, sizeof(buf),
+				 &len);
+	rcu_read_unlock();
+	copied = status == FILEMAP_FAST_COPIED;
+	if (copied == expected)
+		return;
+	if (flags & BIT(PG_dropbehind))
+		res->bad_dropbehind++;
+	else
+		res->bad_lru++;
+	if (res->printed++ < LRU_RULE_PRINT)
+		printf("# lru case: MGLRU %s, flags %#lx, marked %lld: %s; marking: %#lx\n",
+		       lru_gen_enabled() ? "on" : "off", flags,
+		       (long long)marked, status_names[status], copy.flags.f);
+}
+
+/*
+ * The lockless read does not call folio_mark_accessed(), start readahead
+ * or drop a PG_dropbehind (RWF_DONTCACHE) folio after the read, as the
+ * slow path does.  So it may only take a folio that has neither
+ * PG_readahead nor PG_dropbehind, and that the slow path would not mark
+ * on this read (the folio of @marked) or that folio_mark_accessed() would
+ * leave as it is - and it should take every such folio.  One folio,
+ * single-threaded, before the run: every combination of the LRU flags
+ * and the MGLRU tier, with no, this or the next folio marked, with MGLRU
+ * off and on; folio_mark_accessed_model() on a copy of the folio tells
+ * whether marking would change anything.
+ */
+static void lru_rule_check(struct lru_rule_result *res)
+{
+	unsigned long lru = 0, saved, base, flags, v;
 	struct model_file *f = &files[0];
-	unsigned long saved, bad = 0;
+	int saved_lru_gen = model_lru_gen;
 	struct model_thread t;
 	struct folio *folio;
-	u64 buf[2];
 	unsigned int i;
+	int lru_gen, m;
 
+	for (i = 0; i < ARRAY_SIZE(lru_rule_bits); i++)
+		lru |= lru_rule_bits[i];
+	memset(res, 0, sizeof(*res));
 	thread_init(&t, 7777);
 	folio = mapping_lookup(f, 0);
 	if (!folio)
 		folio = folio_read_in(f, 0, 0, 0);
 	if (i_size_read(&f->inode) < PAGE_SIZE)
 		set_size(f, PAGE_SIZE);
-	saved = __atomic_load_n(&folio->flags, __ATOMIC_RELAXED);
-	for (i = 0; i < ARRAY_SIZE(cases); i++) {
-		enum filemap_fast_status status;
-		loff_t marked = -1;
-		size_t len = 0;
-		bool copied;
-
-		if (cases[i].marked >= 0)
-			marked = (loff_t)(folio->index + cases[i].marked *
-					  folio_nr_pages(folio)) * PAGE_SIZE;
-
-		__atomic_store_n(&folio->flags, (saved & ~lru) |
-				 1UL << PG_uptodate | 1UL << PG_rcu_free |
-				 cases[i].flags, __ATOMIC_RELEASE);
-		rcu_read_lock();
-		status = model_fast_copy(&f->mapping, 0, marked, buf,
-					 sizeof(buf), &len);
-		rcu_read_unlock();
-		copied = status == FILEMAP_FAST_COPIED;
-		if (copied != cases[i].copied) {
-			printf("# lru case %u: flags %#lx marked %lld: status %s\n",
-			       i, cases[i].flags, (long long)marked,
-			       status_names[status]);
-			bad++;
+	saved = __atomic_load_n(&folio->flags.f, __ATOMIC_RELAXED);
+	base = (saved & ~lru) | BIT(PG_uptodate) | BIT(PG_rcu_free);
+	for (lru_gen = 0; lru_gen < 2; lru_gen++) {
+		__atomic_store_n(&model_lru_gen, lru_gen, __ATOMIC_RELAXED);
+		for (v = 0; v < LRU_RULE_STATES; v++) {
+			flags = 0;
+			for (i = 0; i < ARRAY_SIZE(lru_rule_bits); i++)
+				if (v & BIT(i))
+					flags |= lru_rule_bits[i];
+			for (m = -1; m <= 1; m++)
+				lru_rule_case(f, folio, base, flags, m, res);
 		}
 	}
-	__atomic_store_n(&folio->flags, saved, __ATOMIC_RELEASE);
+	__atomic_store_n(&folio->flags.f, saved, __ATOMIC_RELEASE);
+	__atomic_store_n(&model_lru_gen, saved_lru_gen, __ATOMIC_RELAXED);
 	self = NULL;
-	return !bad;
+	/* -x: no need to run the threads. */
+	if (opt_stop_on_error && (res->bad_lru || res->bad_dropbehind))
+		__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
 }
 
 static int run_model(void)
@@ -1228,10 +1398,11 @@ static int run_model(void)
 	pthread_t *threads;
 	unsigned int i, n = opt_readers + opt_adversaries;
 	double start = now(), elapsed;
-	bool pool_ok, lru_ok;
+	struct lru_rule_result lru;
+	bool pool_ok;
 
 	files_init();
-	lru_ok = lru_rule_check();
+	lru_rule_check(&lru);
 	threads = calloc(n, sizeof(*threads));
 	for (i = 0; i < n; i++) {
 		void *(*fn)(void *) = i < opt_readers ? reader_thread :
@@ -1264,7 +1435,7 @@ static int run_model(void)
 	for (i = 0; i < NR_COUNTERS; i++)
 		printf("# counter %-10s %lu\n", counter_names[i], counters[i]);
 
-	printf("1..10\n");
+	printf("1..11\n");
 	tap(!counters[CNT_FOREIGN] && !counters[CNT_SECRET],
 	    "no foreign or secret data copied (%lu foreign, %lu secret words)",
 	    counters[CNT_FOREIGN], counters[CNT_SECRET]);
@@ -1281,13 +1452,19 @@ static int run_model(void)
 	    counters[CNT_HWPOISON]);
 	tap(!counters[CNT_BAD_LEN], "copy lengths within page and request (%lu bad)",
 	    counters[CNT_BAD_LEN]);
-	tap(status_count[FILEMAP_FAST_COPIED] > 0, "COPIED returned (%lu)",
-	    status_count[FILEMAP_FAST_COPIED]);
+	tap(copied_lru_gen[0] && copied_lru_gen[1],
+	    "COPIED returned with MGLRU off and on (%lu, %lu)",
+	    copied_lru_gen[0], copied_lru_gen[1]);
 	tap(status_count[FILEMAP_FAST_CHANGED] > 0,
 	    "CHANGED returned: revalidation raced (%lu)",
 	    status_count[FILEMAP_FAST_CHANGED]);
 	tap(pool_ok, "pool whole and refcounts sane after teardown");
-	tap(lru_ok, "lockless read only where the slow path would not mark the folio accessed");
+	tap(!lru.bad_lru,
+	    "lockless read where, and only where, the slow path would neither mark the folio accessed nor start readahead, MGLRU off and on (%lu of %lu cases wrong)",
+	    lru.bad_lru, (unsigned long)LRU_RULE_CASES);
+	tap(!lru.bad_dropbehind,
+	    "no PG_dropbehind folio read locklessly (%lu of %lu cases)",
+	    lru.bad_dropbehind, (unsigned long)LRU_RULE_CASES / 2);
 	return tap_failed ? 1 : 0;
 }
 
@@ -1412,10 +1589,8 @@ static int run_bench(void)
 	folio = mapping_lookup(bench_file, 0);
 	if (!folio)
 		folio = folio_read_in(bench_file, 0, 0, 0);
-	__atomic_or_fetch(&folio->flags, 1UL << PG_referenced |
-			  1UL << PG_active | 1UL << PG_rcu_free,
-			  __ATOMIC_RELEASE);
-	__atomic_and_fetch(&folio->flags, ~(1UL << PG_readahead),
+	__atomic_or_fetch(&folio->flags.f, MODEL_HOT_FLAGS, __ATOMIC_RELEASE);
+	__atomic_and_fetch(&folio->flags.f, ~(1UL << PG_readahead),
 			   __ATOMIC_RELEASE);
 	if (i_size_read(&bench_file->inode) < BENCH_MAX_LEN)
 		set_size(bench_file, PAGE_SIZE);

@@ -21,12 +21,12 @@
  *   spin -DLTL_TERMINATION -a pagecache.pml && gcc -O2 -o pan pan.c &&
  *   ./pan -a -m10000
  *
- * Mapping to the kernel code
- * --------------------------
+ * Mapping to the kernel code (Linux 7.3 with the series)
+ * ------------------------------------------------------
  * proctype reader()      filemap_read_fast() -> filemap_fast_copy():
  *   rcu_lock              rcu_read_lock() in filemap_read_fast()
  *   step 1                folio = xas_load(&xas); hole/value -> NOT_FOUND
- *   step 2                test_bit_acquire(PG_rcu_free, &folio->flags),
+ *   step 2                test_bit_acquire(PG_rcu_free, &folio->flags.f),
  *                         clear -> NOT_HOT
  *   step 3                folio_test_uptodate() -> NOT_UPTODATE;
  *                         index - folio->index >= nr_pages -> CHANGED
@@ -45,13 +45,14 @@
  *                         -> page_cache_delete() (slot cleared,
  *                         folio->mapping = NULL, ->index kept), then
  *                         folio_put() of the page cache reference
- * inline put()           folio_put() -> __folio_put() -> free_unref_page()/
- *                         free_unref_folios() -> rcu_free_folio_deferred():
+ * inline put()           folio_put() -> __folio_put() ->
+ *                         __free_frozen_pages()/free_unref_folios() ->
+ *                         rcu_free_folio_deferred():
  *                         PG_rcu_free set -> rcu_free_defer_folio()
  *                         (call_rcu_hurry), else free_pages_prepare() and
  *                         the page allocator at once (free_body())
  * proctype rcu_callbacks() rcu_free_folios_cb(): after a grace period,
- *                         __folio_clear_rcu_free() and free_unref_folios()
+ *                         folio_clear_rcu_free() and free_unref_folios()
  * inline free_body()     free_pages_prepare() + buddy/pcp: the data is
  *                         poisoned (page poisoning, init_on_free, or simply
  *                         the next user), the flags are cleared, and the
@@ -124,9 +125,12 @@
  * - i_size is one bit per file (0 or one page); no partial-page lengths,
  *   no clamping of len, no i_size changes other than truncation to 0 and
  *   a write extending it again.
- * - PG_readahead, PG_referenced, PG_hwpoison, shadow/value entries,
- *   xas_retry(), the folio lock and the writeback state are not modelled;
- *   they only add fall-back paths.
+ * - PG_readahead, PG_dropbehind, the LRU state test
+ *   (filemap_fast_accessed(): PG_referenced, PG_active, PG_workingset,
+ *   the MGLRU tier), PG_hwpoison, shadow/value entries, xas_retry(), the
+ *   folio lock and the writeback state are not modelled; they only add
+ *   fall-back paths.  The C model (model.c) checks the LRU and
+ *   PG_dropbehind tests.
  * - Reference counting is a plain counter (page cache ref, the reuser's
  *   allocation ref, the marker's ref); folio_try_get() races with a zero
  *   refcount are hidden inside the atomic lookup of the marker.
@@ -193,7 +197,7 @@
 #define S_USED		1	/* allocated, refcount > 0 */
 #define S_DEFERRED	2	/* refcount 0, waiting for an RCU grace period */
 
-/* folio->flags */
+/* folio->flags.f */
 #define PG_RCU_FREE	1
 #define PG_UPTODATE	2
 
@@ -267,7 +271,7 @@ inline free_body(f)
 
 /*
  * folio_put(): the last reference frees the folio, through
- * rcu_free_folio_deferred() in free_unref_page()/free_unref_folios().
+ * rcu_free_folio_deferred() in __free_frozen_pages()/free_unref_folios().
  * Nobody can set PG_rcu_free between the refcount reaching zero and the
  * flag test (setting it needs a reference), so this is one step.
  */

@@ -34,14 +34,36 @@ enum pageflags {
 	PG_locked,
 	PG_referenced,
 	PG_active,
+	PG_workingset,
 	PG_unevictable,
+	PG_dropbehind,
 	PG_uptodate,
 	PG_head,
 	PG_readahead,
 	PG_hwpoison,
+	PG_idle,
 	PG_rcu_free,
 	__NR_PAGEFLAGS,
 };
+
+/*
+ * The model is built for a kernel with MGLRU (CONFIG_LRU_GEN), switched on
+ * and off at run time by lru_gen_enabled() (shim linux/mm_inline.h).  Its
+ * tier counter lives in the flags word above the flags, as LRU_REFS_PGOFF
+ * places it in the kernel, and is 2 bits wide, MAX_NR_TIERS - 2 as there;
+ * LRU_REFS_FLAGS as in include/linux/mmzone.h.
+ */
+#define CONFIG_LRU_GEN		1
+#define LRU_REFS_WIDTH		2
+#define LRU_REFS_PGOFF		(BITS_PER_LONG - LRU_REFS_WIDTH)
+#define LRU_REFS_MASK		((BIT(LRU_REFS_WIDTH) - 1) << LRU_REFS_PGOFF)
+#define LRU_REFS_FLAGS		(LRU_REFS_MASK | BIT(PG_referenced))
+static_assert(__NR_PAGEFLAGS <= LRU_REFS_PGOFF, "LRU_REFS above the flags");
+
+/* The flags word of struct page and struct folio, as in mm_types.h. */
+typedef struct {
+	unsigned long f;
+} memdesc_flags_t;
 
 /* Allocation state of a model page (model only, not in the kernel). */
 enum model_page_state {
@@ -52,7 +74,7 @@ enum model_page_state {
 struct address_space;
 
 struct page {
-	unsigned long flags;
+	memdesc_flags_t flags;
 	struct address_space *mapping;
 	pgoff_t index;
 	int _refcount;
@@ -70,7 +92,7 @@ struct page {
 struct folio {
 	union {
 		struct {
-			unsigned long flags;
+			memdesc_flags_t flags;
 			struct address_space *mapping;
 			pgoff_t index;
 			int _refcount;

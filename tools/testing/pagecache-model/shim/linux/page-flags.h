@@ -27,33 +27,31 @@ static inline bool test_bit_acquire(unsigned long nr, const unsigned long *addr)
 static inline bool folio_test_uptodate(const struct folio *folio)
 {
 	model_window(MW_UPTODATE);
-	return model_test_flag(PG_uptodate, &folio->flags, __ATOMIC_ACQUIRE);
+	return model_test_flag(PG_uptodate, &folio->flags.f, __ATOMIC_ACQUIRE);
 }
 
 #define MODEL_FOLIO_TEST(name, bit)					\
 static inline bool folio_test_##name(const struct folio *folio)	\
 {									\
-	return model_test_flag(bit, &folio->flags, __ATOMIC_RELAXED);	\
+	return model_test_flag(bit, &folio->flags.f, __ATOMIC_RELAXED);	\
 }
 
 MODEL_FOLIO_TEST(referenced, PG_referenced)
 MODEL_FOLIO_TEST(active, PG_active)
+MODEL_FOLIO_TEST(workingset, PG_workingset)
 MODEL_FOLIO_TEST(unevictable, PG_unevictable)
+MODEL_FOLIO_TEST(dropbehind, PG_dropbehind)
 MODEL_FOLIO_TEST(readahead, PG_readahead)
 MODEL_FOLIO_TEST(rcu_free, PG_rcu_free)
 MODEL_FOLIO_TEST(large, PG_head)
 MODEL_FOLIO_TEST(locked, PG_locked)
+/* CONFIG_PAGE_IDLE_FLAG on 64-bit: PG_idle is a page flag. */
+MODEL_FOLIO_TEST(idle, PG_idle)
 #undef MODEL_FOLIO_TEST
-
-/* The model has no idle page tracking (CONFIG_PAGE_IDLE_FLAG). */
-static inline bool folio_test_idle(const struct folio *folio)
-{
-	return false;
-}
 
 static inline bool PageHWPoison(const struct page *page)
 {
-	return model_test_flag(PG_hwpoison, &page->flags, __ATOMIC_RELAXED);
+	return model_test_flag(PG_hwpoison, &page->flags.f, __ATOMIC_RELAXED);
 }
 
 static inline unsigned int folio_order(const struct folio *folio)
