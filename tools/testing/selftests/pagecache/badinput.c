@@ -675,6 +675,97 @@ static void case_hwpoison(struct __test_metadata *_metadata,
 	free(data);
 }
 
+#ifndef MADV_SOFT_OFFLINE
+#define MADV_SOFT_OFFLINE	101	/* <asm-generic/mman-common.h> */
+#endif
+#define PC_UNPOISON	"/sys/kernel/debug/hwpoison/unpoison-pfn"
+#define PC_SOFT_ROUNDS	40
+
+/* The pfn behind @addr (mapped and touched), from /proc/self/pagemap. */
+static int bad_pfn(void *addr, size_t pg, uint64_t *pfn)
+{
+	uint64_t ent;
+	int fd = open("/proc/self/pagemap", O_RDONLY);
+	ssize_t ret;
+
+	if (fd < 0)
+		return -1;
+	ret = pread(fd, &ent, sizeof(ent), (uintptr_t)addr / pg * sizeof(ent));
+	close(fd);
+	/* Bit 63: present; bits 0-54: the pfn (0 without CAP_SYS_ADMIN) */
+	if (ret != sizeof(ent) || !(ent >> 63) || !(ent & ((1ULL << 55) - 1)))
+		return -1;
+	*pfn = ent & ((1ULL << 55) - 1);
+	return 0;
+}
+
+/*
+ * A hot page soft-offlined, then unpoisoned at once, within an RCU grace
+ * period.  memory_failure()'s page_handle_poison() drops the last
+ * reference of the migrated-away page and takes a new one right away; a
+ * PG_rcu_free folio must not sit on a deferred-free chain meanwhile, or
+ * unpoison's final put queues it twice and it is freed twice (list
+ * corruption, "double call_rcu()", a crash within a few rounds).  Each
+ * round: a fresh file read hot in small reads, one page soft-offlined and
+ * unpoisoned, the file read back.
+ */
+static void case_soft_offline(struct __test_metadata *_metadata,
+			      FIXTURE_DATA(bad) *self)
+{
+	size_t pg = self->pg, size = 16 * pg, off;
+	uint8_t *data, *buf, *map;
+	unsigned int round, offlined = 0;
+	char num[32];
+	uint64_t pfn;
+	int fd, k;
+
+	data = malloc(size);
+	buf = malloc(size);
+	ASSERT_NE(NULL, data);
+	ASSERT_NE(NULL, buf);
+	for (round = 0; round < PC_SOFT_ROUNDS; round++) {
+		size_t p = (round % 15 + 1) * pg;
+
+		pc_fill(data, 0, size, PC_MAGIC_DATA, round + 1, 1);
+		fd = pc_backing_create(&self->b, "softoffline", 0, NULL, 0);
+		ASSERT_LE(0, fd);
+		ASSERT_EQ(0, pc_pwrite_all(fd, data, size, 0));
+		ASSERT_EQ(0, fsync(fd));
+		/* Every page read again in small reads: hot, flagged. */
+		for (k = 0; k < 4; k++)
+			for (off = 0; off < size; off += 256)
+				ASSERT_EQ(256, pread(fd, buf + off, 256, off));
+		ASSERT_EQ(0, memcmp(buf, data, size));
+		map = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
+		ASSERT_NE(MAP_FAILED, map);
+		ASSERT_EQ(data[p], map[p]);
+		ASSERT_EQ(0, bad_pfn(map + p, pg, &pfn))
+			TH_LOG("no pfn for the mapped page (CAP_SYS_ADMIN?)");
+		if (!madvise(map + p, pg, MADV_SOFT_OFFLINE)) {
+			offlined++;
+			snprintf(num, sizeof(num), "%llu",
+				 (unsigned long long)pfn);
+			/* At once: the deferred free is still pending. */
+			EXPECT_EQ(0, pc_write_file(PC_UNPOISON, num))
+				TH_LOG("unpoison pfn %s: %s", num,
+				       strerror(errno));
+		} else {
+			/* EBUSY, EIO: the page could not be migrated */
+			EXPECT_TRUE(errno == EBUSY || errno == EIO)
+				TH_LOG("MADV_SOFT_OFFLINE: %s",
+				       strerror(errno));
+		}
+		munmap(map, size);
+		ASSERT_EQ((ssize_t)size, pread(fd, buf, size, 0));
+		EXPECT_EQ(0, memcmp(buf, data, size));
+		close(fd);
+	}
+	ksft_print_msg("%s: %u of %u soft offlines, each unpoisoned at once\n",
+		       self->b.name, offlined, PC_SOFT_ROUNDS);
+	free(buf);
+	free(data);
+}
+
 TEST_F(bad, efault)
 {
 	bad_run(_metadata, self, case_efault);
@@ -731,6 +822,21 @@ TEST_F(bad, hwpoison)
 	}
 	munmap(probe, self->pg);
 	bad_run(_metadata, self, case_hwpoison);
+}
+
+TEST_F(bad, soft_offline_unpoison)
+{
+	const char *env = getenv(PC_ENV_HWPOISON);
+
+	if (!env || strcmp(env, "1"))
+		SKIP(return, "soft offline and unpoison move pages and count poison: set %s=1 where that is fine (make check's guests do)",
+		     PC_ENV_HWPOISON);
+	if (!pc_is_root())
+		SKIP(return, "MADV_SOFT_OFFLINE and unpoison need CAP_SYS_ADMIN");
+	if (access(PC_UNPOISON, W_OK))
+		SKIP(return, "no %s (CONFIG_HWPOISON_INJECT, debugfs)",
+		     PC_UNPOISON);
+	bad_run(_metadata, self, case_soft_offline);
 }
 
 TEST_HARNESS_MAIN
