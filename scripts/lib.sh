@@ -66,3 +66,27 @@ lock_worktree() {
 	exec 9>"$BUILD/linux-build.lock"
 	flock -n 9 || { note "waiting for another build using $BUILD/linux-build"; flock 9; }
 }
+
+# apt_private DIR LINE: an apt configuration of its own in DIR (sources.list
+# with LINE, lists and cache), so that apt-get leaves the system's sources
+# and state alone; sets APT_OPTS, the -o options that select it.
+apt_private() {
+	mkdir -p "$1/lists/partial" "$1/cache/archives/partial"
+	printf '%s\n' "$2" >"$1/sources.list"
+	APT_OPTS=(-o "Dir::Etc::sourcelist=$1/sources.list"
+		-o Dir::Etc::sourceparts=/dev/null
+		-o "Dir::State::Lists=$1/lists"
+		-o "Dir::Cache=$1/cache"
+		-o APT::Sandbox::User=root)
+}
+
+# The Debian mirror the system already uses (not its security archive);
+# DEBIAN_MIRROR overrides it.
+debian_mirror() {
+	local m=${DEBIAN_MIRROR:-}
+	[ -n "$m" ] || m=$(cat /etc/apt/sources.list.d/*.sources 2>/dev/null |
+		sed -n 's/^URIs:[[:space:]]*//p' | tr ' ' '\n' | grep -E '/debian/?$' | head -1)
+	[ -n "$m" ] || m=$(grep -hE '^deb[[:space:]]' /etc/apt/sources.list 2>/dev/null |
+		grep -oE 'https?://[^ ]+/debian/?' | grep -v security | head -1)
+	echo "${m:-http://deb.debian.org/debian}"
+}

@@ -27,12 +27,8 @@ if valid "$DIR/sparse"; then
 	exit 0
 fi
 APT=$BUILD/cache/apt-src
-mkdir -p "$APT/lists/partial" "$APT/cache/archives/partial" "$DIR.tmp"
-printf 'deb-src [signed-by=%s] %s sid main\n' "$BASE_KEYRING" \
-	"${DEBIAN_MIRROR:-http://deb.debian.org/debian}" >"$APT/sources.list"
-opts=(-o "Dir::Etc::sourcelist=$APT/sources.list" -o Dir::Etc::sourceparts=/dev/null
-	-o "Dir::State::Lists=$APT/lists" -o "Dir::Cache=$APT/cache"
-	-o APT::Sandbox::User=root)
+apt_private "$APT" "deb-src [signed-by=$BASE_KEYRING] $(debian_mirror) sid main"
+opts=("${APT_OPTS[@]}")
 note "sparse: building Debian's sparse $SPARSE_VERSION from source (the installed one cannot check 7.3)"
 apt-get "${opts[@]}" -q update >"$APT/update.log" 2>&1 ||
 	{ tail -3 "$APT/update.log" >&2; die "apt-get update (deb-src sid) failed"; }

@@ -22,29 +22,6 @@ PATCHES=${PATCHES:-$TOP/patches}
 # build/base.env and into the base commit's subject.
 TARBALL=
 APT_DIR=$BUILD/cache/apt
-apt_private() {
-	local mirror
-	mirror=${DEBIAN_MIRROR:-$(debian_mirror)}
-	mkdir -p "$APT_DIR/lists/partial" "$APT_DIR/cache/archives/partial"
-	printf 'deb [signed-by=%s] %s %s main\n' "$BASE_KEYRING" "$mirror" "$BASE_SUITE" \
-		>"$APT_DIR/sources.list"
-	APT_OPTS=(-o "Dir::Etc::sourcelist=$APT_DIR/sources.list"
-		-o Dir::Etc::sourceparts=/dev/null
-		-o "Dir::State::Lists=$APT_DIR/lists"
-		-o "Dir::Cache=$APT_DIR/cache"
-		-o APT::Sandbox::User=root)
-}
-
-# The Debian mirror the system already uses (not its security archive).
-debian_mirror() {
-	local m
-	m=$(cat /etc/apt/sources.list.d/*.sources 2>/dev/null |
-		sed -n 's/^URIs:[[:space:]]*//p' | tr ' ' '\n' | grep -E '/debian/?$' | head -1)
-	[ -n "$m" ] || m=$(grep -hE '^deb[[:space:]]' /etc/apt/sources.list 2>/dev/null |
-		grep -oE 'https?://[^ ]+/debian/?' | grep -v security | head -1)
-	echo "${m:-http://deb.debian.org/debian}"
-}
-
 base_tarball() {
 	local cache deb v known
 	[ -f "$BASE_KEYRING" ] || die "$BASE_KEYRING is missing (apt-get install debian-archive-keyring)"
@@ -57,7 +34,7 @@ base_tarball() {
 		[ "$v" = "$BASE_PKG_VERSION" ] || fallback_banner "$v"
 		return 0
 	done
-	apt_private
+	apt_private "$APT_DIR" "deb [signed-by=$BASE_KEYRING] $(debian_mirror) $BASE_SUITE main"
 	note "base: apt-get update of $BASE_SUITE (private lists in $APT_DIR)"
 	apt-get "${APT_OPTS[@]}" -q update >"$APT_DIR/update.log" 2>&1 ||
 		{ tail -5 "$APT_DIR/update.log" >&2; die "apt-get update of $BASE_SUITE failed (see $APT_DIR/update.log)"; }
