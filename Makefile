@@ -6,7 +6,7 @@ CONFIG ?= guest
 .PHONY: help deps tree export export-check build build-base build-debug \
 	boundaries vm check check-debug test-workbench clean distclean \
 	sync sync-selftests selftests mutants model model-check model-bench \
-	lint bench bench-smoke bench-uml kvm-bundle send-check send
+	lint bench bench-guest bench-smoke kvm-bundle send-check send
 
 help:
 	@echo "pagecache-rcu: RCU page-cache reads for Linux 7.3 (see README.md)"
@@ -32,11 +32,12 @@ help:
 	@echo "  make model-bench   refcount vs lockless read in the model, 1..N threads (CSV)"
 	@echo "  make mutants       build, boot and test each tests/mutants/*.patch: the suite must fail"
 	@echo "  make lint          checkpatch, sparse, i386 and option-off builds at every boundary"
-	@echo "  make bench         base vs patched benchmark in the guest, report in results/"
-	@echo "                     (bench/run.sh; KERNELS= CPUS= REPS= FULL=1 OUT=; BOUNDARIES=all)"
-	@echo "  make bench-smoke   host tests of bench/ and the whole bench pipeline once"
-	@echo "  make bench-uml     base vs final read cost on this host's real CPU (User-Mode"
-	@echo "                     Linux, one CPU; bench/uml/run.sh --help), results/<date>-uml"
+	@echo "  make bench         base vs patched on this host's real CPUs: User-Mode Linux"
+	@echo "                     SMP, in-kernel read loops at 1..N CPUs, contention probe,"
+	@echo "                     report in results/<stamp>-uml (BENCH_ARGS='--help')"
+	@echo "  make bench-guest   the system-call matrix in a QEMU guest (real KVM only;"
+	@echo "                     TCG is for correctness) (bench/run.sh; KERNELS= CPUS= REPS=)"
+	@echo "  make bench-smoke   host tests of bench/ and both pipelines once"
 	@echo "  make kvm-bundle    build/pagecache-bench.tar.gz: the matrix for a KVM host without QEMU"
 	@echo "  make send-check    sign-off, get_maintainer.pl recipients, git send-email --dry-run"
 	@echo "  make send          the same, for real (asks first)"
@@ -85,13 +86,14 @@ mutants:
 	$(S)/mutants.sh
 lint: build
 	$(S)/lint.sh
-bench: build build-base
+bench: tree
+	bench/uml/run.sh $(BENCH_ARGS)
+bench-guest: build build-base
 	KERNELS="$${KERNELS:-$$(bench/kernels.sh)}" bench/run.sh
 bench-smoke:
 	bench/test.sh
 	OUT=build/bench-smoke KERNELS="final=build/images/final/$(CONFIG)/bzImage" bench/run.sh --smoke
-bench-uml: tree
-	bench/uml/run.sh
+	bench/uml/run.sh --smoke --kernels final=work --cpus "1 2" --out build/bench-smoke-uml
 kvm-bundle: build build-base
 	bench/kvm-bundle.sh
 send-check: tree

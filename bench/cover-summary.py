@@ -65,12 +65,56 @@ def paired(data, key, val, base, other):
 
 
 def load_report(name, *path):
-    """A report script under bench/ as a module: bench/uml/report.py for its
-    analyse() and size(), bench/report.py for its model_table()."""
+    """A report script under bench/ as a module (bench/report.py, for its
+    model_table())."""
     spec = importlib.util.spec_from_file_location(name, os.path.join(TOP, "bench", *path))
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
+
+
+def size(n):
+    n = int(n)
+    return "%d MiB" % (n >> 20) if n >= 1 << 20 else \
+        "%d KiB" % (n >> 10) if n >= 1 << 10 else "%d B" % n
+
+
+def uml_block(d, rel, meta):
+    """The numbers of a bench/uml/run.sh folder: parallel efficiency of base
+    and patched and their ratio, from uml-summary.json (bench/report.py)."""
+    sm = json.load(open(os.path.join(d, "uml-summary.json")))
+    base, pt = sm["base"], sm["patched"]
+    b = meta.get("base", {})
+    out = [wrap(
+        "From %s: User-Mode Linux SMP on %s (%s host CPUs), %s boots x %s "
+        "rounds per kernel, base and patched booted alternately, base %s; "
+        "in-kernel reads through ->read_iter, one kthread per virtual CPU, "
+        "own struct file per thread; median (min-max) over %s samples:"
+        % (rel, meta.get("host_cpu_model"), meta.get("host_cpus"), meta.get("boots"),
+           meta.get("rounds"), b.get("BASE_PKG_VERSION_USED", "?"), sm["samples"]))]
+    out.append("")
+    if sm["blind"]:
+        out.append(wrap("The contention probe saw no contention on this "
+                        "host (%s): no ratio is quoted." % sm["verdict"]))
+        return out
+    out.append("  %-6s %-6s %4s  %-17s %-17s %s" % (
+        "fs", "read", "CPUs", "eff " + base, "eff " + pt, pt + "/" + base))
+
+    def st(x, f="%.2f"):
+        return "-" if not x else (f + " (" + f + "-" + f + ")") % (
+            x["median"], x["min"], x["max"])
+    for h in sm["headline"]:
+        kb, kp = h["kernels"].get(base, {}), h["kernels"].get(pt, {})
+        r = kp.get("ratio")
+        rs = st(r)
+        if r and r["min"] <= 1.0 <= r["max"]:
+            rs = "no difference measured (%.2f-%.2f)" % (r["min"], r["max"])
+        out.append("  %-6s %-6s %4s  %-17s %-17s %s" % (
+            h["fs"], size(h["len"]), h["cpus"], st(kb.get("eff")), st(kp.get("eff")), rs))
+    out.append("")
+    out.append(wrap("eff: rate at N CPUs / (N x rate at 1 CPU); CPU-normalised "
+                    "figures and every row are in %s/report.md." % rel))
+    return out
 
 
 def wrap(text):
@@ -88,6 +132,9 @@ def main():
         d = os.path.join(TOP, "results", open(latest).read().strip())
     meta = json.load(open(os.path.join(d, "metadata.json")))
     rel = os.path.relpath(d, TOP)
+    if os.path.exists(os.path.join(d, "uml-summary.json")):
+        print("\n".join(uml_block(d, rel, meta)))
+        return 0
     labels = [k["label"] if isinstance(k, dict) else k for k in meta["kernels"]]
     base, other = labels[0], labels[-1]
     accel = ",".join(sorted(set(meta.get("accel_per_boot") or [meta.get("accel", "?")])))
@@ -141,31 +188,6 @@ def main():
         for (fs,), (b, o, m, lo, hi, n) in sorted(res.items()):
             out.append("  git grep, %s: seconds %.2f -> %.2f, %.2f (%.2f-%.2f)"
                        % (fs, b, o, m, lo, hi))
-    if os.path.exists(os.path.join(d, "uml", "uml.csv")):
-        um = load_report("uml_report", "uml", "report.py")
-        _, ulabels, res = um.analyse(os.path.join(d, "uml"))
-        ub, uo = ulabels[0], ulabels[-1]
-        speed = uo + "/" + ub
-        if uo != ub and any(speed in r for r in res.values()):
-            out.append("")
-            out.append(wrap(
-                "On the host's real CPU (%s), one CPU, in User-Mode Linux: "
-                "one kernel_read() timed inside the kernel, ns per read "
-                "(median of %d boots each, alternating), speed %s/%s as "
-                "median (min-max) of per-boot ratios; > 1 is faster "
-                "(%s/uml/uml.csv):" % (meta.get("host_cpu_model"),
-                                       json.load(open(os.path.join(d, "uml", "metadata.json")))["reps"],
-                                       uo, ub, rel)))
-            out.append("")
-            out.append("  %-6s %-6s %-7s %-5s %8s %8s  %s" % ("fs", "file", "read", "at", ub, uo, "speed"))
-            for (fs, file, ln, mode), r in res.items():
-                # the 64-512 B sweep stays in uml/report.md; 16 and 256 B here
-                if (file != "normal" and ln < 65536) or speed not in r or \
-                        (16 < ln < 4096 and ln != 256):
-                    continue
-                out.append("  %-6s %-6s %-7s %-5s %8.1f %8.1f  %.2f (%.2f-%.2f)"
-                           % ((fs, file, um.size(ln), "0" if mode == "0" else "seq",
-                               r[ub][0], r[uo][0]) + r[speed]))
     mb = rows(os.path.join(d, "model-bench.csv"))
     if mb and "len" in mb[0]:
         mt = load_report("bench_report", "report.py").model_table(mb)

@@ -1,16 +1,22 @@
 #!/usr/bin/env python3
-"""Make report.md (and PNG plots) from a bench/run.sh results folder.
+"""Make report.md (and PNG plots) from a results folder of bench/uml/run.sh
+(make bench) or bench/run.sh (make bench-guest).
 
     bench/report.py RESULTS_DIR [--base LABEL]
-    bench/report.py --check        # self-test on a synthetic CSV
+    bench/report.py --check        # self-test on synthetic CSVs
 
-Reads RESULTS_DIR/{pread,fio,logreread,gitgrep}.csv (rows tagged kernel,rep)
-and metadata.json.  The first kernel in metadata.json (or --base) is the
-baseline; every other kernel is compared with it.  Ratios are computed per
-repetition (rep r of a kernel over rep r of the base: the boots were
-interleaved A B A B, so drift cancels in pairs) and summarised as median and
-min-max; where the reps do not pair up, the ratio of the medians is given
-with the range min/max over max/min.
+Reads RESULTS_DIR/uml.csv (User-Mode Linux SMP, rows tagged kernel,boot,
+round), RESULTS_DIR/{pread,fio,logreread,gitgrep}.csv (QEMU guest, rows
+tagged kernel,rep), model-bench.csv and metadata.json; whichever exist.  The
+first kernel in metadata.json (or --base) is the baseline; every other
+kernel is compared with it.  One statistic throughout: the median and the
+min-max.  Ratios are computed per sample (a boot and round of uml.csv, a rep
+of the guest CSVs: boot b of a kernel over boot b of the base, as the boots
+were interleaved A B A B, so drift cancels in pairs) and then summarised;
+where guest reps do not pair up, the ratio of the medians is given with the
+range min/max over max/min.  For uml.csv a contention probe decides whether
+ratios are printed at all (uml_verdict()); uml-summary.json holds its
+headline numbers and uml-eff.png its efficiency plot (matplotlib, optional).
 """
 
 import csv
@@ -40,11 +46,10 @@ def median(xs):
 
 
 def spread(xs):
-    """(min, max, stddev) of xs; stddev 0 for a single value."""
+    """(min, max) of xs."""
     if not xs:
-        return (float("nan"),) * 3
-    sd = statistics.stdev(xs) if len(xs) > 1 else 0.0
-    return (min(xs), max(xs), sd)
+        return (float("nan"),) * 2
+    return (min(xs), max(xs))
 
 
 def ratio_stats(base_by_rep, other_by_rep):
@@ -124,14 +129,14 @@ def kernel_order(meta, *row_sets):
 
 def pread_tables(rows, kernels, base):
     """Markdown for the pread matrix; also returns the summary used by tests
-    and plots: {(fs, mode, len, threads): {kernel: (median, min, max, sd)}}
+    and plots: {(fs, mode, len, threads): {kernel: (median, min, max)}}
     and {(fs, mode, len, threads): {kernel: ratio_stats}}."""
     d = analyse(rows, ["fs", "mode", "len", "threads"], "ops_per_sec",
                 {"len": int, "threads": int})
     summary, ratios, out = {}, {}, []
     others = [k for k in kernels if k != base]
     head = "| fs | mode | len | threads | " + " | ".join(
-        f"{k} ops/s median (min-max, sd) | eff {k}" for k in kernels)
+        f"{k} ops/s median (min-max) | eff {k}" for k in kernels)
     head += "".join(f" | {k}/{base}" for k in others) + " |"
     out.append(head)
     out.append("|" + "---|" * (4 + 2 * len(kernels) + len(others)))
@@ -142,11 +147,11 @@ def pread_tables(rows, kernels, base):
         for k in kernels:
             vs = d.values(key, k)
             med = median(vs)
-            lo, hi, sd = spread(vs)
-            summary[key][k] = (med, lo, hi, sd)
+            lo, hi = spread(vs)
+            summary[key][k] = (med, lo, hi)
             one = median(d.values((fs, mode, ln, 1), k))
             eff = med / (t * one) if vs and one == one and one > 0 else float("nan")
-            cells.append(f"{fmt(med)} ({fmt(lo)}-{fmt(hi)}, {fmt(sd)})" if vs else "-")
+            cells.append(f"{fmt(med)} ({fmt(lo)}-{fmt(hi)})" if vs else "-")
             cells.append(f"{eff:.2f}" if eff == eff else "-")
         for k in others:
             ratios[key][k] = ratio_stats(d.by_rep(key, base), d.by_rep(key, k))
@@ -166,7 +171,7 @@ def simple_table(d, key_names, kernels, base, unit, lower_is_better=False):
         cells = []
         for k in kernels:
             vs = d.values(key, k)
-            lo, hi, _ = spread(vs)
+            lo, hi = spread(vs)
             digits = 2 if lower_is_better else 1
             cells.append(f"{fmt(median(vs), digits)} ({fmt(lo, digits)}-{fmt(hi, digits)})"
                          if vs else "-")
@@ -264,7 +269,7 @@ def gnuplot_plots(resdir, summary, kernels, base, note=""):
                     with open(dat, "w") as f:
                         for t in sorted(by_len[ln]):
                             if k in by_len[ln][t] and by_len[ln][t][k][0] == by_len[ln][t][k][0]:
-                                med, lo, hi, _ = by_len[ln][t][k]
+                                med, lo, hi = by_len[ln][t][k]
                                 f.write(f"{t} {med} {lo} {hi}\n")
                     parts.append(f"'{dat}' using 1:2:3:4 with yerrorlines title '{k}'")
                 script.append(f"set title 'len {ln}'")
@@ -301,26 +306,437 @@ def gnuplot_plots(resdir, summary, kernels, base, note=""):
     return files
 
 
-def report(resdir, base=None, plots=True):
-    meta = {}
-    mp = os.path.join(resdir, "metadata.json")
-    if os.path.exists(mp):
-        meta = json.load(open(mp))
-    pread = read_csv(os.path.join(resdir, "pread.csv"))
-    fio = read_csv(os.path.join(resdir, "fio.csv"))
-    logr = read_csv(os.path.join(resdir, "logreread.csv"))
-    grep = read_csv(os.path.join(resdir, "gitgrep.csv"))
-    if not (pread or fio or logr or grep):
-        raise SystemExit(f"report: error: no CSV rows in {resdir}")
-    kernels = kernel_order(meta, pread, fio, logr, grep)
-    base = base or kernels[0]
-    if base not in kernels:
-        raise SystemExit(f"report: error: base kernel {base} not in {kernels}")
-    kernels = [base] + [k for k in kernels if k != base]
+# ---------------------------------------------------------------------------
+# uml.csv: bench/uml/run.sh, User-Mode Linux SMP, in-kernel read loops.
+#
+# A sample is one (boot, round).  Everything is computed per sample first
+# (efficiency against the same kernel's 1-CPU point of that sample, ratio
+# against the base kernel's point of that sample) and then summarised as
+# median (min-max) over the samples.
 
-    md = ["# pagecache-rcu benchmark report", ""]
-    md.append(caveat(meta))
-    md.append("")
+UML_SHAPES = ["ownfd", "shared", "ownfile", "private"]
+UML_FS = ["tmpfs", "ramfs", "ext4"]
+UML_HEADLINE_LENS = (16, 65536)
+CONTENTION_FACTOR = 0.8   # shared CPU-eff below 0.8 x private: contention seen
+BLIND = "instrument blind to contention: no ratios are printed"
+
+
+def stat(xs):
+    """(median, min, max) of xs, or None when xs is empty."""
+    xs = [x for x in xs if x is not None]
+    return (statistics.median(xs), min(xs), max(xs)) if xs else None
+
+
+def size(n):
+    for unit, div in (("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= div and n % div == 0:
+            return f"{n // div} {unit}"
+    return f"{n} B"
+
+
+def uml_load(rows):
+    """{(test, fs, file, shape, mode, len, cpus): {kernel: {(boot, round):
+    (rate, cpurate)}}}; cpurate = ops per host CPU-second, None when the
+    row has no cpu_ns.  A sample listed twice keeps the mean."""
+    acc = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
+    for r in rows:
+        key = (r["test"], r["fs"], r["file"], r["shape"], r["mode"],
+               int(r["len"]), int(r["cpus"]))
+        cpu_ns = fnum(r["cpu_ns"])
+        cpurate = fnum(r["ops"]) * 1e9 / cpu_ns if cpu_ns > 0 else None
+        rate = fnum(r["rate"])
+        if r["test"] == "gitgrep" and fnum(r["wall_ns"]) > 0:
+            # whole greps per second: from the elapsed time, not rounded
+            rate = fnum(r["ops"]) * 1e9 / fnum(r["wall_ns"])
+        acc[key][r["kernel"]][(int(r["boot"]), int(r["round"]))].append(
+            (rate, cpurate))
+    data = {}
+    for key, per in acc.items():
+        data[key] = {}
+        for k, samples in per.items():
+            data[key][k] = {}
+            for s, vals in samples.items():
+                cpu = [c for _, c in vals if c is not None]
+                data[key][k][s] = (statistics.mean(v for v, _ in vals),
+                                   statistics.mean(cpu) if len(cpu) == len(vals) else None)
+    return data
+
+
+def paired(base, other, i):
+    """median (min-max) over the samples both have of other[s][i] / base[s][i]."""
+    return stat([other[s][i] / base[s][i] for s in sorted(set(base) & set(other))
+                 if base[s][i] and other[s][i] is not None])
+
+
+def uml_stats(data, kernels, base):
+    """res[key][kernel] = {"rate", "cpurate", "mib", "eff", "cpu_eff",
+    "ratio", "cpu_ratio", "samples"}: each a (median, min, max) or None.
+    eff = rate(N) / (N x rate(1)) and cpu_eff = cpurate(N) / cpurate(1), the
+    1-CPU point of the same kernel and sample; None at 1 CPU.  ratio and
+    cpu_ratio: this kernel over the base, per sample; None for the base."""
+    res = {}
+    for key, per in data.items():
+        ln, n = key[5], key[6]
+        one = data.get(key[:6] + (1,), {})
+        res[key] = {}
+        for k in kernels:
+            s = per.get(k)
+            if not s:
+                continue
+            o = one.get(k, {})
+            both = [x for x in s if x in o]
+            e = {"samples": len(s),
+                 "rate": stat([v[0] for v in s.values()]),
+                 "cpurate": stat([v[1] for v in s.values()]),
+                 "mib": stat([v[0] * ln / 2**20 for v in s.values()]) if ln >= 4096 else None,
+                 "eff": None, "cpu_eff": None, "ratio": None, "cpu_ratio": None}
+            if n > 1:
+                e["eff"] = stat([s[x][0] / (n * o[x][0]) for x in both if o[x][0] > 0])
+                e["cpu_eff"] = stat([s[x][1] / o[x][1] for x in both
+                                     if s[x][1] is not None and o[x][1]])
+            if k != base and base in per:
+                e["ratio"] = paired(per[base], s, 0)
+                e["cpu_ratio"] = paired(per[base], s, 1)
+            res[key][k] = e
+    return res
+
+
+def uml_verdict(res, base):
+    """(blind, sentence) from the contention probe of the base kernel: the
+    instrument sees contention when, at the largest CPU count above 1, the
+    shared counter's CPU-eff median is below CONTENTION_FACTOR x the private
+    counters' (wall eff where the rows have no cpu_ns)."""
+    probe = {(key[3], key[6]): v[base] for key, v in res.items()
+             if key[0] == "atomic" and base in v}
+    ns = sorted({n for _, n in probe if n > 1})
+    if not ns:
+        return True, f"{BLIND} (no contention probe above 1 CPU: nothing shows that " \
+            "this host makes contention visible)."
+    n = ns[-1]
+    sh, pr = probe.get(("shared", n)), probe.get(("private", n))
+    what = "CPU-eff" if sh and pr and sh["cpu_eff"] and pr["cpu_eff"] else "eff"
+    field = "cpu_eff" if what == "CPU-eff" else "eff"
+    if not (sh and pr and sh[field] and pr[field]):
+        return True, f"{BLIND} (the probe lacks shared or private rows at {n} CPUs)."
+    s, p = sh[field][0], pr[field][0]
+    if s < CONTENTION_FACTOR * p:
+        return False, (f"instrument sees contention: at {n} CPUs, {base}'s shared counter "
+                       f"keeps {what} {s:.2f} against {p:.2f} for private counters "
+                       f"(below {CONTENTION_FACTOR} x), so cache-line bouncing costs here "
+                       "and read ratios can show it.")
+    return True, (f"{BLIND} (at {n} CPUs, {base}'s shared counter keeps {what} {s:.2f} "
+                  f"against {p:.2f} for private counters, not below {CONTENTION_FACTOR} x: "
+                  "this host does not make cache-line bouncing visible, so rates are "
+                  "shown without efficiencies or comparisons).")
+
+
+def fmt_rate(st):
+    """'12.3 (11.9-12.8) Mops/s', the unit chosen by the median."""
+    if not st:
+        return "-"
+    m, lo, hi = st
+    div, unit = next((d, u) for d, u in ((1e9, "G"), (1e6, "M"), (1e3, "k"), (1, ""))
+                     if m >= d or d == 1)
+    dg = 2 if m / div < 10 else 1 if m / div < 100 else 0
+    return f"{m / div:.{dg}f} ({lo / div:.{dg}f}-{hi / div:.{dg}f}) {unit}ops/s"
+
+
+def fmt_mib(st):
+    if not st:
+        return "-"
+    dg = 1 if st[0] < 100 else 0
+    return f"{st[0]:.{dg}f} ({st[1]:.{dg}f}-{st[2]:.{dg}f})"
+
+
+def fmt_eff(st):
+    return f"{st[0]:.2f} ({st[1]:.2f}-{st[2]:.2f})" if st else "-"
+
+
+def fmt_paired(st):
+    """A per-sample ratio; one whose min-max holds 1.0 says so in words."""
+    if not st:
+        return "-"
+    m, lo, hi = st
+    if lo <= 1.0 <= hi:
+        return f"no difference measured ({lo:.2f}-{hi:.2f})"
+    return f"{m:.2f} ({lo:.2f}-{hi:.2f})"
+
+
+def table(head, rows):
+    return ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)] + \
+        ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
+
+
+def uml_setup(meta, kernels, base, nsamples):
+    """The setup paragraph: whatever metadata.json has."""
+    def show(v):
+        if isinstance(v, dict):
+            return ", ".join(f"{a}={b}" for a, b in v.items())
+        if isinstance(v, list):
+            return " ".join(str(x) for x in v)
+        return str(v)
+    names = [("instrument", "instrument"), ("host_cpu_model", "host CPU"),
+             ("host_cpus", "host CPUs"), ("host_kernel", "host kernel"),
+             ("cpus", "virtual CPUs"), ("cpu_counts", "CPU counts"), ("boots", "boots"),
+             ("rounds", "rounds per boot"), ("ms", "ms per point"),
+             ("wall_seconds", "s of boots"), ("series_hash", "series hash"),
+             ("base", "base tree"), ("host_loadavg_before", "host load before"),
+             ("host_loadavg_after", "host load after")]
+    parts = [f"{label}: {show(meta[k])}" for k, label in names if k in meta and meta[k] != ""]
+    out = ["Setup: " + ("; ".join(parts) if parts else "no metadata.json") + ".", ""]
+    out.append(f"Kernels (baseline **{base}**; {nsamples} samples = boots x rounds):")
+    commits = {k["label"]: k.get("commit", "") for k in meta.get("kernels", [])}
+    out += [f"- {k}: {commits.get(k) or 'commit unknown'}" for k in kernels]
+    return out + [""]
+
+
+def uml_vmstat(resdir, kernels):
+    """pgcache_* counters at the end of the last boot of each kernel."""
+    p = os.path.join(resdir, "vmstat.txt")
+    last = {}
+    if os.path.exists(p):
+        for line in open(p):
+            parts = line.strip().split(",", 3)
+            if len(parts) == 4:
+                last[parts[1]] = parts[3].strip()
+    if not last:
+        return []
+    return ["Counters at the end of the last boot of each kernel (`/proc/vmstat` "
+            "pgcache_*; none on a kernel without the series):", ""] + \
+        [f"- {k}: `{last[k] or '(none)'}`" for k in kernels if k in last] + [""]
+
+
+def uml_plot(resdir, res, base, patched, fss):
+    """uml-eff.png: eff and CPU-eff against CPUs of 16 B ownfd reads, one
+    panel per fs, base and patched.  Returns a markdown line."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except Exception as e:  # optional dependency
+        return f"(no plot: matplotlib is not available here: {e})"
+    fig, axes = plt.subplots(1, len(fss), figsize=(4.5 * len(fss), 3.8),
+                             squeeze=False, sharey=True)
+    for ax, fs in zip(axes[0], fss):
+        keys = sorted(k for k in res if k[:6] == ("read", fs, "hot", "ownfd", "zero", 16))
+        for k, color in zip(dict.fromkeys([base, patched]), ("tab:blue", "tab:red")):
+            for field, style, what in (("eff", "o-", "eff"), ("cpu_eff", "s--", "CPU-eff")):
+                xs, ys, lo, hi = [], [], [], []
+                for key in keys:
+                    e = res[key].get(k)
+                    st = (1.0, 1.0, 1.0) if key[6] == 1 and e else e and e[field]
+                    if st:
+                        xs.append(key[6])
+                        ys.append(st[0])
+                        lo.append(st[0] - st[1])
+                        hi.append(st[2] - st[0])
+                if xs:
+                    ax.errorbar(xs, ys, yerr=[lo, hi], fmt=style, color=color, capsize=3,
+                                label=f"{k} {what}")
+        ax.axhline(1.0, color="grey", linewidth=0.5)
+        ax.set_title(f"{fs}: 16 B reads, fd per thread")
+        ax.set_xlabel("CPUs (kthreads)")
+        ax.set_xticks(sorted({key[6] for key in keys}) or [1])
+        ax.set_ylim(bottom=0)
+        ax.grid(alpha=0.3)
+    axes[0][0].set_ylabel("parallel efficiency, median (min-max)")
+    axes[0][0].legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(os.path.join(resdir, "uml-eff.png"), dpi=100)
+    plt.close(fig)
+    return "![efficiency against CPUs, 16 B ownfd reads](uml-eff.png)"
+
+
+def uml_report(resdir, rows, meta, kernels, base, plots=True):
+    """The UML section of report.md (a list of lines) and the analysis:
+    {"res", "blind", "verdict", "summary"}; writes uml-summary.json and
+    uml-eff.png."""
+    res = uml_stats(uml_load(rows), kernels, base)
+    blind, verdict = uml_verdict(res, base)
+    patched = kernels[-1]
+    others = [k for k in kernels if k != base]
+    nsamples = len({(r["boot"], r["round"]) for r in rows})
+    md = ["## Real CPUs: reads inside User-Mode Linux SMP (uml.csv)", ""]
+    md += uml_setup(meta, kernels, base, nsamples)
+    md += ["Each point: one kthread per virtual CPU reads in a loop inside the kernel "
+           "(bench/uml/pcbench.c), no system call timed. Every number is median "
+           "(min-max) over the samples (boot, round). eff = rate(N) / (N x rate(1)), "
+           "CPU-eff = the same per host CPU-second (ops x 1e9 / cpu_ns), both against "
+           "the 1-CPU point of the same kernel and sample." +
+           ("" if blind else f" A ratio is this kernel's rate over {base}'s in the same "
+            "boot and round; one whose min-max holds 1.0 is printed as \"no difference "
+            "measured\"."), ""]
+
+    # 1. the contention probe
+    probe = sorted((k for k in res if k[0] == "atomic"),
+                   key=lambda k: (UML_SHAPES.index(k[3]) if k[3] in UML_SHAPES else 9, k[6]))
+    md += ["### Contention probe: atomic_long_inc on one shared or per-CPU counters", ""]
+    if probe:
+        head = ["counter", "CPUs"] + [f"{k} {c}" for k in kernels
+                                      for c in ("ops/s", "eff", "CPU-eff")]
+        body = []
+        for key in probe:
+            row = [key[3], key[6]]
+            for k in kernels:
+                e = res[key].get(k)
+                row += [fmt_rate(e["rate"]), fmt_eff(e["eff"]), fmt_eff(e["cpu_eff"])] \
+                    if e else ["-"] * 3
+            body.append(row)
+        md += table(head, body) + [""]
+    md += [f"**Verdict: {verdict}**", ""]
+
+    # 2. the read matrix, one table per fs
+    reads = [k for k in res if k[0] == "read"]
+    fss = [f for f in UML_FS if any(k[1] == f for k in reads)] + \
+        sorted({k[1] for k in reads} - set(UML_FS))
+    for fs in fss:
+        keys = sorted((k for k in reads if k[1] == fs),
+                      key=lambda k: (UML_SHAPES.index(k[3]) if k[3] in UML_SHAPES else 9,
+                                     k[3], k[5], k[6]))
+        cols = ("ops/s", "MiB/s") if blind else ("ops/s", "MiB/s", "eff", "CPU-eff")
+        head = ["shape", "read", "CPUs"] + [f"{k} {c}" for k in kernels for c in cols]
+        if not blind:
+            head += [f"{k}/{base}" for k in others]
+        body = []
+        for key in keys:
+            row = [key[3], size(key[5]), key[6]]
+            for k in kernels:
+                e = res[key].get(k)
+                if not e:
+                    row += ["-"] * len(cols)
+                    continue
+                row += [fmt_rate(e["rate"]), fmt_mib(e["mib"])]
+                if not blind:
+                    row += [fmt_eff(e["eff"]), fmt_eff(e["cpu_eff"])]
+            if not blind:
+                row += [fmt_paired(res[key].get(k, {}).get("ratio")) for k in others]
+            body.append(row)
+        md += [f"### {fs}: reads at offset 0 of a hot file", ""] + table(head, body) + [""]
+
+    # 3. the headline: 16 B and 64 KiB, fd per thread, the largest CPU count
+    headline = []
+    for fs in fss:
+        for ln in UML_HEADLINE_LENS:
+            ks = [k for k in reads if k[1] == fs and k[3] == "ownfd" and k[5] == ln]
+            if ks:
+                headline.append(max(ks, key=lambda k: k[6]))
+    pair = list(dict.fromkeys([base, patched]))   # one kernel alone: [base]
+    if headline:
+        md += ["### Headline: 16 B and 64 KiB reads, fd per thread, the most CPUs", ""]
+        if blind:
+            head = ["fs", "read", "CPUs"] + [f"{k} ops/s" for k in pair]
+            body = [[key[1], size(key[5]), key[6]] +
+                    [fmt_rate(res[key][k]["rate"]) if k in res[key] else "-"
+                     for k in pair] for key in headline]
+            md += table(head, body) + ["", f"({BLIND}.)", ""]
+        else:
+            head = ["fs", "read", "CPUs"] + [f"{k} {c}" for k in pair
+                                             for c in ("eff", "CPU-eff")]
+            if patched != base:
+                head += [f"{patched}/{base} ops/s", f"{patched}/{base} per CPU-s"]
+            body = []
+            for key in headline:
+                row = [key[1], size(key[5]), key[6]]
+                for k in pair:
+                    e = res[key].get(k, {})
+                    row += [fmt_eff(e.get("eff")), fmt_eff(e.get("cpu_eff"))]
+                if patched != base:
+                    p = res[key].get(patched, {})
+                    row += [fmt_paired(p.get("ratio")), fmt_paired(p.get("cpu_ratio"))]
+                body.append(row)
+            md += table(head, body) + [""]
+
+    # 4. tmpfs sequential reads, one reader
+    seq = sorted((k for k in res if k[0] == "seq"),
+                 key=lambda k: (k[1], ["normal", "falloc", "hole"].index(k[2])
+                                if k[2] in ("normal", "falloc", "hole") else 9, k[2], k[5]))
+    if seq:
+        head = ["fs", "file", "read", "CPUs"] + [f"{k} MiB/s" for k in kernels]
+        if not blind:
+            head += [f"{k}/{base}" for k in others]
+        body = []
+        for key in seq:
+            row = [key[1], key[2], size(key[5]), key[6]]
+            row += [fmt_mib(res[key][k]["mib"]) if k in res[key] else "-" for k in kernels]
+            if not blind:
+                row += [fmt_paired(res[key].get(k, {}).get("ratio")) for k in others]
+            body.append(row)
+        md += ["### Sequential reads, one reader (written, fallocated and sparse files)", ""]
+        md += table(head, body) + [""]
+
+    # 4b. git grep over a source tree on tmpfs by N processes
+    gg = sorted((k for k in res if k[0] == "gitgrep"), key=lambda k: (k[1], k[6]))
+    if gg:
+        cols = ("greps/s",) if blind else ("greps/s", "eff")
+        head = ["fs", "tree", "processes"] + [f"{k} {c}" for k in kernels for c in cols]
+        if not blind:
+            head += [f"{k}/{base}" for k in others]
+        body = []
+        for key in gg:
+            row = [key[1], key[2], key[6]]
+            for k in kernels:
+                e = res[key].get(k)
+                if not e:
+                    row += ["-"] * len(cols)
+                    continue
+                row += [f"{e['rate'][0]:.2f} ({e['rate'][1]:.2f}-{e['rate'][2]:.2f})"]
+                if not blind:
+                    row += [fmt_eff(e["eff"])]
+            if not blind:
+                row += [fmt_paired(res[key].get(k, {}).get("ratio")) for k in others]
+            body.append(row)
+        md += ["### git grep over a kernel source directory on tmpfs, N processes", "",
+               "Each process greps the tree in a loop, one thread each; user processes "
+               "in UML are separate host processes and run in parallel, but every "
+               "system call costs UML tens of microseconds, which bounds what the "
+               "page cache part can change.", ""]
+        md += table(head, body) + [""]
+
+    # 5. every patch boundary against the base
+    if len(kernels) > 2 and headline:
+        md += ["### Every kernel against the base: the headline rows", ""]
+        if blind:
+            head = ["fs", "read", "CPUs"] + [f"{k} ops/s" for k in kernels]
+            body = [[key[1], size(key[5]), key[6]] +
+                    [fmt_rate(res[key][k]["rate"]) if k in res[key] else "-"
+                     for k in kernels] for key in headline]
+        else:
+            head = ["fs", "read", "CPUs", f"{base} ops/s"] + [f"{k}/{base}" for k in others]
+            body = [[key[1], size(key[5]), key[6],
+                     fmt_rate(res[key].get(base, {}).get("rate"))] +
+                    [fmt_paired(res[key].get(k, {}).get("ratio")) for k in others]
+                    for key in headline]
+        md += table(head, body) + [""]
+
+    # 6. the plot
+    if plots and fss:
+        if blind:
+            md += ["(no efficiency plot: the instrument is blind to contention)", ""]
+        elif any(k[6] > 1 for k in reads):
+            md += [uml_plot(resdir, res, base, patched, fss), ""]
+    md += uml_vmstat(resdir, kernels)
+
+    # 7. uml-summary.json, for the cover letter
+    def js(st):
+        return None if st is None else dict(zip(("median", "min", "max"), st))
+    summary = {"base": base, "patched": patched, "kernels": kernels, "blind": blind,
+               "verdict": verdict, "samples": nsamples, "headline": []}
+    for key in headline:
+        h = {"fs": key[1], "len": key[5], "shape": key[3], "cpus": key[6], "kernels": {}}
+        for k, e in res[key].items():
+            h["kernels"][k] = {"rate": js(e["rate"]), "samples": e["samples"]}
+            for f in ("eff", "cpu_eff", "ratio", "cpu_ratio"):
+                h["kernels"][k][f] = None if blind else js(e[f])
+        summary["headline"].append(h)
+    with open(os.path.join(resdir, "uml-summary.json"), "w") as f:
+        json.dump(summary, f, indent=2)
+        f.write("\n")
+    return md, {"res": res, "blind": blind, "verdict": verdict, "summary": summary}
+
+
+def guest_header(meta, kernels, base):
+    """The lines above the QEMU guest tables: accel caveat, kernels, notation."""
+    md = ["## QEMU guest: the system-call matrix (bench/run.sh)", "", caveat(meta), ""]
     md.append(f"Kernels: {', '.join(kernels)} (baseline **{base}**). "
               f"Profile {meta.get('profile', '?')}, {meta.get('reps', '?')} rep(s), "
               f"{meta.get('guest_cpus', '?')} guest CPUs, host CPU "
@@ -332,16 +748,35 @@ def report(resdir, base=None, plots=True):
               "unpaired reps (ratio of medians, range min/max over max/min). "
               "eff = parallel efficiency ops(N)/(N x ops(1)).")
     md.append("")
+    return md
+
+
+def report(resdir, base=None, plots=True):
+    meta = {}
+    mp = os.path.join(resdir, "metadata.json")
+    if os.path.exists(mp):
+        meta = json.load(open(mp))
+    pread = read_csv(os.path.join(resdir, "pread.csv"))
+    fio = read_csv(os.path.join(resdir, "fio.csv"))
+    logr = read_csv(os.path.join(resdir, "logreread.csv"))
+    grep = read_csv(os.path.join(resdir, "gitgrep.csv"))
+    uml = read_csv(os.path.join(resdir, "uml.csv"))
+    guest = pread or fio or logr or grep
+    if not (guest or uml):
+        raise SystemExit(f"report: error: no CSV rows in {resdir}")
+    kernels = kernel_order(meta, pread, fio, logr, grep, uml)
+    base = base or kernels[0]
+    if base not in kernels:
+        raise SystemExit(f"report: error: base kernel {base} not in {kernels}")
+    kernels = [base] + [k for k in kernels if k != base]
+
+    md = ["# pagecache-rcu benchmark report", ""]
     result = {"kernels": kernels, "base": base}
-    uml = os.path.join(resdir, "uml", "report.md")
-    if os.path.exists(uml):
-        lines = open(uml).read().splitlines()
-        if lines and lines[0].startswith("# "):
-            lines = lines[1:]
-        md += ["## Real CPU, one CPU: reads inside User-Mode Linux (uml/)", ""]
-        md += [ln.replace("# ", "### ", 1) if ln.startswith("# ") else ln for ln in lines]
-        md.append("")
-        result["uml"] = True
+    if uml:
+        lines, result["uml"] = uml_report(resdir, uml, meta, kernels, base, plots)
+        md += lines
+    if guest:
+        md += guest_header(meta, kernels, base)
     if pread:
         table, summary, ratios = pread_tables(pread, kernels, base)
         result["pread"], result["pread_ratio"] = summary, ratios
@@ -456,13 +891,134 @@ def model_table(rows):
     return out
 
 
+UML_HEADER = "kernel,boot,round,test,fs,file,shape,mode,len,cpus,ops,rate,cpu_ns,wall_ns"
+SAMPLES = [(1, 1), (1, 2), (2, 1), (2, 2)]   # (boot, round) of the synthetic uml.csv
+
+
+def synthetic_uml(shared2):
+    """uml.csv rows: 2 kernels, 2 boots x 2 rounds, 1 and 2 CPUs.  Each
+    thread runs 1 s, so ops = rate and cpurate = ops x 1e9 / cpu_ns.
+    shared2: the shared counter's rate at 2 CPUs (private: 200)."""
+    rows = [UML_HEADER]
+
+    def add(k, vals, test, fs, file, shape, mode, ln, n, cpu_s):
+        for (b, r), v in zip(SAMPLES, vals):
+            rows.append(f"{k},{b},{r},{test},{fs},{file},{shape},{mode},{ln},{n},"
+                        f"{v},{v},{int(cpu_s * 1e9)},{n * 1000000000}")
+    for k in ("base", "final"):
+        add(k, [100] * 4, "atomic", "-", "-", "private", "-", 0, 1, 1)
+        add(k, [200] * 4, "atomic", "-", "-", "private", "-", 0, 2, 2)
+        add(k, [100] * 4, "atomic", "-", "-", "shared", "-", 0, 1, 1)
+        add(k, [shared2] * 4, "atomic", "-", "-", "shared", "-", 0, 2, 2)
+        add(k, [1000] * 4, "read", "tmpfs", "hot", "ownfd", "zero", 65536, 1, 1)
+        add(k, [1500 if k == "base" else 2000] * 4,
+            "read", "tmpfs", "hot", "ownfd", "zero", 65536, 2, 2)
+    # 16 B reads: base's vCPUs got 1.5 host CPU-seconds at 2 CPUs (time-shared)
+    add("base", UML_B1, "read", "tmpfs", "hot", "ownfd", "zero", 16, 1, 1)
+    add("base", UML_B2, "read", "tmpfs", "hot", "ownfd", "zero", 16, 2, 1.5)
+    add("final", UML_F1, "read", "tmpfs", "hot", "ownfd", "zero", 16, 1, 1)
+    add("final", UML_F2, "read", "tmpfs", "hot", "ownfd", "zero", 16, 2, 2)
+    add("base", [1000, 1100, 900, 1000], "seq", "tmpfs", "normal", "ownfd", "seq", 65536, 1, 1)
+    add("final", [2000, 2200, 1800, 2000], "seq", "tmpfs", "normal", "ownfd", "seq", 65536, 1, 1)
+    return "\n".join(rows) + "\n"
+
+
+UML_B1, UML_B2 = [100, 110, 90, 100], [150, 176, 144, 170]
+UML_F1, UML_F2 = [102, 108, 91, 99], [200, 220, 180, 200]
+
+
+def check_uml(fails, eq, tmp, u):
+    """The uml.csv section: @u, the report of check()'s folder @tmp (guest
+    CSVs and a uml.csv whose probe shows contention); then a blind uml.csv,
+    the only CSV of a folder of its own."""
+    def med3(xs):
+        return (statistics.median(xs), min(xs), max(xs))
+
+    def eq3(what, got, want):
+        if got is None:
+            fails.append(f"{what}: missing")
+            return
+        for name, g, w in zip(("median", "min", "max"), got, want):
+            eq(f"{what} {name}", g, w)
+
+    text = open(os.path.join(tmp, "report.md")).read()
+    res = u["res"]
+    k16 = ("read", "tmpfs", "hot", "ownfd", "zero", 16, 2)
+    k16one = k16[:6] + (1,)
+    b, f = res[k16]["base"], res[k16]["final"]
+    eq3("base eff 16 B", b["eff"], med3([x / (2 * y) for x, y in zip(UML_B2, UML_B1)]))
+    eq3("base CPU-eff 16 B", b["cpu_eff"], med3([x / 1.5 / y for x, y in zip(UML_B2, UML_B1)]))
+    eq3("final eff 16 B", f["eff"], med3([x / (2 * y) for x, y in zip(UML_F2, UML_F1)]))
+    eq3("final CPU-eff 16 B", f["cpu_eff"], med3([x / 2 / y for x, y in zip(UML_F2, UML_F1)]))
+    eq3("paired ratio 16 B, 2 CPUs", f["ratio"], med3([x / y for x, y in zip(UML_F2, UML_B2)]))
+    eq3("paired CPU ratio 16 B, 2 CPUs", f["cpu_ratio"],
+        med3([(x / 2) / (y / 1.5) for x, y in zip(UML_F2, UML_B2)]))
+    if res[k16one]["final"]["eff"] is not None:
+        fails.append("an efficiency at 1 CPU")
+    kseq = ("seq", "tmpfs", "normal", "ownfd", "seq", 65536, 1)
+    eq3("seq base MiB/s", res[kseq]["base"]["mib"], (62.5, 900 / 16, 1100 / 16))
+    eq3("seq ratio", res[kseq]["final"]["ratio"], (2.0, 2.0, 2.0))
+    if u["blind"]:
+        fails.append(f"shared 0.6 vs private 1.0 should see contention: {u['verdict']}")
+    for want in ("**Verdict: instrument sees contention",
+                 "no difference measured (0.98-1.02)",          # 16 B at 1 CPU
+                 "| ownfd | 16 B | 2 | 160 (144-176) ops/s | - | 0.80 (0.75-0.85) | "
+                 "1.07 (1.00-1.13) | 200 (180-220) ops/s | - | 1.00 (0.98-1.02) | "
+                 "1.00 (0.98-1.02) | 1.25 (1.18-1.33) |",
+                 "| tmpfs | normal | 64 KiB | 1 | 62.5 (56.2-68.8) | 125 (112-138) | "
+                 "2.00 (2.00-2.00) |",
+                 "- final: commit unknown", "instrument: synthetic",
+                 "## QEMU guest: the system-call matrix"):
+        if want not in text:
+            fails.append(f"not in report.md: {want}")
+    js = json.load(open(os.path.join(tmp, "uml-summary.json")))
+    h = [x for x in js["headline"] if x["fs"] == "tmpfs" and x["len"] == 16]
+    if js["blind"] or not h or h[0]["cpus"] != 2 or \
+            abs(h[0]["kernels"]["final"]["ratio"]["median"] - 1.25) > 1e-9:
+        fails.append(f"uml-summary.json headline: {h}")
+    line = uml_plot(tmp, res, "base", "final", ["tmpfs"])
+    if not (line.startswith("(no plot: matplotlib") or
+            (line.endswith("(uml-eff.png)") and
+             os.path.getsize(os.path.join(tmp, "uml-eff.png")) > 0)):
+        fails.append(f"plot: {line}")
+
+    # a 1-CPU-only run is blind however the probe looks
+    one = [r for r in csv.DictReader(synthetic_uml(120).splitlines()) if r["cpus"] == "1"]
+    if not uml_verdict(uml_stats(uml_load(one), ["base", "final"], "base"), "base")[0]:
+        fails.append("a run at 1 CPU only should be blind")
+
+    tmp = tempfile.mkdtemp(prefix="report-check-uml.")
+    try:
+        # blind: the shared counter scales like the private ones (0.95 vs 1.0);
+        # uml.csv is the only CSV and there is no metadata.json
+        open(os.path.join(tmp, "uml.csv"), "w").write(synthetic_uml(190))
+        u = report(tmp, plots=True)["uml"]
+        text = open(os.path.join(tmp, "report.md")).read()
+        if not u["blind"] or BLIND not in text:
+            fails.append(f"shared 0.95 vs private 1.0 should be blind: {u['verdict']}")
+        for unwanted in ("no difference measured", "final/base", "1.25", "QEMU", "uml-eff.png"):
+            if unwanted in text:
+                fails.append(f"blind report.md has '{unwanted}'")
+        if "| shape | read | CPUs | base ops/s | base MiB/s | final ops/s | final MiB/s |" \
+                not in text:
+            fails.append("blind read table should have rates only")
+        js = json.load(open(os.path.join(tmp, "uml-summary.json")))
+        if not js["blind"] or any(v[f] is not None for h in js["headline"]
+                                  for v in h["kernels"].values()
+                                  for f in ("eff", "cpu_eff", "ratio", "cpu_ratio")):
+            fails.append("blind uml-summary.json should have no eff or ratio")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def check():
     """Synthetic CSV with known medians and ratios; fails loudly."""
     tmp = tempfile.mkdtemp(prefix="report-check.")
     try:
         with open(os.path.join(tmp, "metadata.json"), "w") as f:
             json.dump({"kernels": [{"label": "base"}, {"label": "final"}],
-                       "accel": ["tcg"], "accel_note": "no KVM: test note", "reps": 3}, f)
+                       "accel": ["tcg"], "accel_note": "no KVM: test note", "reps": 3,
+                       "instrument": "synthetic"}, f)
         rows = ["kernel,rep,fs,mode,threads,len,ops,seconds,ops_per_sec,mib_per_sec"]
         # base: t1 = 100, 110, 90 ; t2 = 150, 170, 160
         # final: t1 = 200, 220, 180 ; t2 = 380, 400, 390 (rep 3: 390)
@@ -488,6 +1044,7 @@ def check():
             "2,refcount,2,16,20,1.000,20\n2,rcu,2,16,30,1.000,30\n"
             "3,refcount,2,16,10,1.000,10\n3,rcu,2,16,30,1.000,30\n"
             "4,refcount,2,16,99,1.000,99\n")
+        open(os.path.join(tmp, "uml.csv"), "w").write(synthetic_uml(120))
         r = report(tmp, plots=False)
         fails = []
 
@@ -498,7 +1055,6 @@ def check():
         eq("median base t1", r["pread"][("ext4", "folio", 16, 1)]["base"][0], 100)
         eq("min base t1", r["pread"][("ext4", "folio", 16, 1)]["base"][1], 90)
         eq("max final t2", r["pread"][("ext4", "folio", 16, 2)]["final"][2], 400)
-        eq("sd base t1", r["pread"][("ext4", "folio", 16, 1)]["base"][3], 10)
         rt = r["pread_ratio"][("ext4", "folio", 16, 2)]["final"]
         # per-rep ratios 380/150, 400/170, 390/160
         eq("paired ratio median t2", rt[0], 390 / 160)
@@ -530,14 +1086,15 @@ def check():
         if "**Accel: tcg (no KVM: test note).**" not in text:
             fails.append("the reason for TCG (accel_note) is missing from report.md")
         # efficiency of base at 2 threads: 160 / (2 * 100) = 0.80
-        if "| ext4 | folio | 16 | 2 | 160 (150-170, 10) | 0.80 |" not in text:
+        if "| ext4 | folio | 16 | 2 | 160 (150-170) | 0.80 |" not in text:
             fails.append("base t=2 row (median 160, eff 0.80) not in report.md")
+        check_uml(fails, eq, tmp, r["uml"])
         for f in fails:
             print(f"not ok - {f}")
         if fails:
             return 1
         print("ok - report.py: medians, spreads, paired and unpaired ratios, efficiency, "
-              "caveat, model runs")
+              "caveat, model runs; uml.csv: eff, CPU-eff, paired ratios, contention verdict")
         return 0
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -1,16 +1,20 @@
 #!/usr/bin/env bash
-# make bench: boot each kernel in turn with scripts/vm (A B A B ..., so that
-# drift cancels), run bench/guest-matrix.sh inside, collect the CSV, write
-# metadata.json and reproducer.sh, and make the report.
+# make bench-guest: the guest backend of the benchmark, for a host with a
+# real (VMX/SVM) KVM, and under QEMU/TCG the smoke test of the pipeline
+# (make check): TCG emulates away cache-line contention, so its numbers show
+# correctness, never performance.  The main instrument on machines without
+# such a KVM is bench/uml/run.sh (make bench).  Boots each kernel in turn
+# with scripts/vm (A B A B ..., so that drift cancels), runs
+# bench/guest-matrix.sh inside (the system-call path: pread, fio, logreread,
+# git grep), collects the CSV, writes metadata.json and reproducer.sh, and
+# makes the report (bench/report.py).
 #
 #   bench/run.sh [--smoke] [--full] [--kernels "LABEL=bzImage ..."] [--cpus N]
 #                [--reps N] [--mem SIZE] [--out DIR] [--no-report]
 #
 # The same settings from the environment: KERNELS, CPUS (default: all host
 # CPUs), REPS (default 3), FULL=1, SMOKE=1, MEM (default 2G; 4G with FULL),
-# OUT (default results/<UTC date>-<git short commit>/), ACCEL (auto|kvm|tcg),
-# UML=0 (skip bench/uml/run.sh: base vs final on the real CPU, one CPU, in
-# User-Mode Linux; UML_REPS boots each, default 5; OUT/uml/).
+# OUT (default results/<UTC date>-<git short commit>/), ACCEL (auto|kvm|tcg).
 # Default kernels: base=build/images/base/guest/bzImage and
 # final=build/images/final/guest/bzImage.
 #
@@ -259,38 +263,6 @@ EOF
 } >"$OUT/reproducer.sh"
 chmod +x "$OUT/reproducer.sh"
 
-# The userspace model on the host's real cores: a reference-counted read
-# against the lockless copy of mm/filemap_fast.h, 1..N threads on one folio,
-# reads of 16 to 512 bytes, MODEL_RUNS runs (a column of its own in the CSV).
-MODEL=$TOP/tools/testing/pagecache-model
-if [ "$SMOKE" != 1 ] && [ -f "$TOP/build/linux/mm/filemap_fast.h" ]; then
-	note "model bench: refcount vs lockless copy on the host's $(nproc) CPUs, ${MODEL_RUNS:-3} runs"
-	if make -s -C "$MODEL" KSRC="$TOP/build/linux" O="$TOP/build/model" \
-		"$TOP/build/model/pagecache-model-bench" >"$OUT/model-bench.log" 2>&1; then
-		for run in $(seq 1 "${MODEL_RUNS:-3}"); do
-			"$TOP/build/model/pagecache-model-bench" -b -d "${MODEL_SECONDS:-2}" \
-				-t "$(nproc)" -l 16,64,256,512 2>>"$OUT/model-bench.log" |
-				awk -v run="$run" \
-					'NR == 1 { if (run == 1) print "run," $0; next } { print run "," $0 }' ||
-				{ note "model bench failed ($OUT/model-bench.log)"; break; }
-		done >"$OUT/model-bench.csv"
-	else
-		note "model bench: build failed ($OUT/model-bench.log)"
-	fi
-fi
-
-# The same reads on the host's real CPU, one CPU, in User-Mode Linux: base
-# and final (the tag and branch of build/linux, whatever KERNELS holds).
-UML_FAILED=0
-if [ "${UML:-1}" = 1 ] && [ "$(uname -m)" = x86_64 ]; then
-	uml_args=(--reps "${UML_REPS:-5}")
-	[ "$SMOKE" = 1 ] && uml_args=(--kernels "final=work" --reps 1 --scale 0.02)
-	note "uml: page cache reads on a real CPU (bench/uml/run.sh ${uml_args[*]})"
-	"$HERE/uml/run.sh" "${uml_args[@]}" --out "$OUT/uml" >"$OUT/uml.log" 2>&1 ||
-		{ tail -15 "$OUT/uml.log" >&2; UML_FAILED=1; }
-	grep '^uml: \[' "$OUT/uml.log" | tail -2 >&2 || true
-fi
-
 note "raw CSV, metadata.json, reproducer.sh in $OUT ($((SECONDS - T0)) s)"
 if [ "$REPORT" = 1 ]; then
 	python3 "$HERE/report.py" "$OUT" || die "report.py failed"
@@ -299,4 +271,3 @@ fi
 if [ "$FAILED" != 0 ]; then
 	die "$FAILED of $nboot boots failed (see raw/*/vm.log)"
 fi
-[ "$UML_FAILED" = 0 ] || die "the UML run failed (see $OUT/uml.log)"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Host-only tests of the benchmark harness (seconds, no guest): the programs
 # build, measure in every mode, and fail on a wrong or short read; the report
-# computes known medians and ratios; the scripts parse.  TAP output.
+# computes known medians, ratios and the UML contention verdict; the scripts
+# parse.  TAP output.
 #   bench/test.sh
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -57,7 +58,8 @@ merge_case() {
 		[ "$(cat "$dir/m/fio.csv")" = h ] && [ ! -s "$dir/m/gitgrep.csv" ]
 }
 t "common.sh merge_csv: one header, every boot's rows in order" merge_case
-t "report.py --check: medians, spreads, ratios, efficiency" "$HERE/report.py" --check
+t "report.py --check: medians, min-max, ratios, efficiency; uml.csv: CPU-eff, contention verdict" \
+	"$HERE/report.py" --check
 t "scripts parse (bash -n, sh -n, busybox sh -n)" bash -c "
 	bash -n '$HERE/run.sh' && bash -n '$HERE/kvm-bundle.sh' && bash -n '$HERE/bundle/run.sh' &&
 	sh -n '$HERE/guest-matrix.sh' && sh -n '$HERE/fio/table.sh' && sh -n '$HERE/bundle/init' &&
@@ -66,10 +68,9 @@ t "scripts parse (bash -n, sh -n, busybox sh -n)" bash -c "
 	  busybox sh -n '$HERE/fio/table.sh' && busybox sh -n '$HERE/bundle/init'; }; }"
 t "run.sh rejects a missing kernel with a clear error" \
 	output_has "no kernel image /nonexistent" expect 1 env KERNELS=x=/nonexistent OUT="$dir/r" "$HERE/run.sh" --smoke
-t "uml/report.py --check: medians, min-max, paired speed ratios" "$HERE/uml/report.py" --check
-t "uml/run.sh parses; rejects --scale 0, --reps x, a kernel without =REV" bash -c "
+t "uml/run.sh parses; rejects --boots 0, --cpus x, a kernel without =REV" bash -c "
 	bash -n '$HERE/uml/run.sh' &&
-	'$HERE/uml/run.sh' --scale 0 --out '$dir/u' 2>&1 | grep -q 'scale wants a positive number' &&
-	'$HERE/uml/run.sh' --reps x --out '$dir/u' 2>&1 | grep -q 'reps wants a positive integer' &&
+	'$HERE/uml/run.sh' --boots 0 --out '$dir/u' 2>&1 | grep -q 'boots wants a positive integer' &&
+	'$HERE/uml/run.sh' --cpus x --out '$dir/u' 2>&1 | grep -q 'cpus wants a positive integer' &&
 	'$HERE/uml/run.sh' --kernels base --out '$dir/u' 2>&1 | grep -q 'LABEL=REV pairs'"
 tap_done

@@ -113,8 +113,21 @@ bench_smoke() {
 		echo "not ok - bench/run.sh --smoke failed ($LOGDIR/bench-smoke.log)"
 		tail -5 "$LOGDIR/bench-smoke.log"
 	fi
+	# make bench's own instrument: the patched UML SMP kernel at 1 and 2
+	# CPUs, every workload once; its lockless path must have served reads.
+	local u=$BUILD/bench-smoke-uml
+	rm -rf "$u"
+	if "$TOP/bench/uml/run.sh" --smoke --kernels "final=$WORK_BRANCH" --cpus "1 2" \
+		--out "$u" >"$LOGDIR/bench-smoke-uml.log" 2>&1 && [ -s "$u/report.md" ] &&
+		grep -q '^final,1,1,read,ext4,hot,ownfd,zero,16,2,' "$u/uml.csv" &&
+		grep -Eq 'pgcache_fast_read=[1-9]' "$u/vmstat.txt"; then
+		echo "ok - bench/uml/run.sh --smoke: UML SMP, 2 CPUs, matrix, lockless reads, report.md"
+	else
+		echo "not ok - bench/uml/run.sh --smoke failed ($LOGDIR/bench-smoke-uml.log)"
+		tail -5 "$LOGDIR/bench-smoke-uml.log"
+	fi
 }
-tap "benchmark harness (host tests, smoke run of make bench)" bench_smoke
+tap "benchmark harness (host tests, smoke runs of make bench-guest and make bench)" bench_smoke
 prereq "selftests build" "$TOP/scripts/selftests.sh" build
 tap "selftests on the host kernel ($(uname -r))" "$TOP/scripts/selftests.sh" run
 # In the guest: ext4 and xfs scratch disks, two NUMA nodes for migration,

@@ -11,7 +11,7 @@ PKGS=(
 	# guest runner and scratch filesystems
 	qemu-system-x86 qemu-utils busybox-static e2fsprogs xfsprogs util-linux
 	# tests, benchmarks and the userspace model
-	fio liburcu-dev spin gnuplot-nox sparse python3-docutils
+	fio liburcu-dev spin gnuplot-nox sparse python3-docutils python3-matplotlib
 	# scripts/sparse.sh builds a sparse that 7.3 accepts from Debian source
 	dpkg-dev
 	# checkpatch.pl runs scripts/spdxcheck.py on new files

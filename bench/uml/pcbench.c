@@ -1,92 +1,404 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pcbench: time page cache reads from inside the kernel, with no system call
- * around them.  Built as a module against a User-Mode Linux build: there the
- * kernel runs as a host process, on the host's real CPU, so per-read costs
- * are those of real hardware (one CPU: bench/uml/uml.config leaves UML's
- * SMP off, so this says nothing about contention).
+ * pcbench: page cache read loops inside the kernel, one kernel thread per
+ * CPU, for User-Mode Linux with SMP (bench/uml/run.sh).  Benchmark code
+ * only; never part of the posted series.
  *
- *   insmod pcbench.ko path=/mnt/t/f len=16 iters=1000000 mode=0
+ * In UML each virtual CPU is a host thread, so N kernel threads bound to
+ * N virtual CPUs run on N host cores at once and contend for cache lines
+ * as on real hardware.  Reading through the file's own ->read_iter with a
+ * kiocb and an iov_iter, with no system call around it (a UML system call
+ * costs tens of microseconds), leaves exactly the code the series changes.
  *
- * mode 0: every read at offset 0; mode 1: sequential, wrapping at EOF.
- * One line on the kernel log: "pcbench: <path> len=.. mode=.. iters=..
- * ns=.. ns_per_read=.." (ns_per_read in hundredths).  The module refuses to
- * stay loaded (-ECANCELED) once it has printed, so the next run can insmod
- * it again; any other error is a real failure.
+ * Loaded once; every measurement is a line written to
+ * /sys/module/pcbench/parameters/run, which returns when it is done, and
+ * its result is read back from .../parameters/result:
+ *
+ *   atomic shape=shared|private cpus=N ms=T
+ *       the contention probe: atomic_long_inc() on one shared counter, or
+ *       on a counter per thread (own cache line)
+ *   read path=P shape=shared|ownfd|ownfile len=L mode=zero|seq cpus=N ms=T
+ *       shared: one struct file for all threads; ownfd: the same file
+ *       opened by each thread (the shape of a pread benchmark with an fd
+ *       per thread); ownfile: thread i reads P.i.  mode zero reads L bytes
+ *       at offset 0; seq reads on, wrapping at EOF.
+ *
+ * result: "ops=.. rate=.. cpu_ns=.. wall_ns=.. min_ops=.. max_ops=..":
+ * total reads, the sum over threads of ops/window (per second), the host
+ * CPU time the threads' virtual CPUs got during their windows and the sum
+ * of the windows.  The host CPU time is read with a host system call
+ * (clock_gettime(CLOCK_THREAD_CPUTIME_ID)) on the virtual CPU's own host
+ * thread: it tells how much of the host's cores the virtual CPUs really
+ * had, so that time-sharing on a busy host can be told from contention.
  */
 #include <linux/module.h>
 #include <linux/fs.h>
+#include <linux/uio.h>
 #include <linux/slab.h>
 #include <linux/mm.h>
 #include <linux/ktime.h>
-#include <linux/sched.h>
+#include <linux/kthread.h>
+#include <linux/delay.h>
+#include <linux/cpumask.h>
+#include <linux/completion.h>
+#include <linux/wait.h>
 
-static char *path;
-module_param(path, charp, 0);
-static unsigned int len = 16;
-module_param(len, uint, 0);
-static unsigned long iters = 100000;
-module_param(iters, ulong, 0);
-static int mode;
-module_param(mode, int, 0);
+#define MAX_THREADS	64
+#define RESULT_LEN	160
 
-static int __init pcbench_init(void)
-{
-	struct file *f;
-	unsigned long i;
-	loff_t pos = 0;
-	u64 t0, ns;
-	ssize_t ret;
+enum pcb_test { PCB_ATOMIC, PCB_READ };
+enum pcb_shape { SH_SHARED, SH_PRIVATE, SH_OWNFD, SH_OWNFILE };
+
+struct pcb_thread {
+	struct task_struct *task;
+	struct file *file;
 	void *buf;
-	int err = -ECANCELED;
+	u64 ops, ns, cpu_ns;
+	int err;
+	atomic_long_t counter;		/* SH_PRIVATE probe */
+} ____cacheline_aligned_in_smp;
 
-	if (!path || !len || len > (64U << 20) || !iters || mode < 0 || mode > 1) {
-		pr_err("pcbench: need path=, len=1..64M, iters>0, mode=0|1\n");
-		return -EINVAL;
-	}
-	f = filp_open(path, O_RDONLY, 0);
-	if (IS_ERR(f)) {
-		pr_err("pcbench: open %s: %ld\n", path, PTR_ERR(f));
-		return PTR_ERR(f);
-	}
-	buf = kvmalloc(len, GFP_KERNEL);
-	if (!buf) {
-		err = -ENOMEM;
-		goto out_close;
-	}
-	/* one read first, so that the folios are in and (if hot) marked */
-	ret = kernel_read(f, buf, len, &pos);
-	if (ret <= 0) {
-		pr_err("pcbench: first read of %s: %zd\n", path, ret);
-		err = ret ? ret : -ENODATA;
-		goto out_free;
-	}
-	pos = 0;
-	t0 = ktime_get_ns();
-	for (i = 0; i < iters; i++) {
-		if (mode == 0)
-			pos = 0;
-		ret = kernel_read(f, buf, len, &pos);
-		if (ret < 0) {
-			pr_err("pcbench: read at %lld: %zd\n", pos, ret);
-			err = ret;
-			goto out_free;
+static struct {
+	enum pcb_test test;
+	enum pcb_shape shape;
+	unsigned int cpus, len, ms;
+	bool seq;
+	char path[128];
+	struct file *shared_file;
+} cfg;
+
+static struct pcb_thread threads[MAX_THREADS];
+static atomic_long_t shared_counter ____cacheline_aligned_in_smp;
+static bool go ____cacheline_aligned_in_smp, stop;
+static DECLARE_WAIT_QUEUE_HEAD(go_wq);
+static atomic_t ready, done;
+static DECLARE_COMPLETION(all_ready);
+static DECLARE_COMPLETION(all_done);
+static DEFINE_MUTEX(pcb_lock);
+static char result[RESULT_LEN] = "none";
+
+/* Host CPU time of the calling virtual CPU's host thread, 0 if unknown. */
+static u64 host_thread_cpu_ns(void)
+{
+#if defined(CONFIG_UML) && defined(CONFIG_64BIT)
+	struct { long sec, nsec; } ts = { 0, 0 };
+	long ret;
+
+	/* x86_64 host: clock_gettime (228), CLOCK_THREAD_CPUTIME_ID (3) */
+	asm volatile("syscall" : "=a" (ret)
+		     : "0" (228L), "D" (3L), "S" (&ts)
+		     : "rcx", "r11", "memory");
+	if (ret)
+		return 0;
+	return (u64)ts.sec * NSEC_PER_SEC + ts.nsec;
+#else
+	return 0;
+#endif
+}
+
+static ssize_t pcb_read(struct pcb_thread *t, loff_t *pos)
+{
+	struct kvec kv = { .iov_base = t->buf, .iov_len = cfg.len };
+	struct iov_iter iter;
+	struct kiocb kiocb;
+	ssize_t ret;
+
+	init_sync_kiocb(&kiocb, t->file);
+	kiocb.ki_pos = *pos;
+	iov_iter_kvec(&iter, ITER_DEST, &kv, 1, cfg.len);
+	ret = t->file->f_op->read_iter(&kiocb, &iter);
+	if (ret > 0)
+		*pos = kiocb.ki_pos;
+	return ret;
+}
+
+static int pcb_thread_fn(void *arg)
+{
+	struct pcb_thread *t = arg;
+	u64 ops = 0, t0, c0;
+	loff_t pos = 0;
+	ssize_t ret;
+
+	/* warm: fault the folios in (and let a patched kernel mark them) */
+	if (cfg.test == PCB_READ) {
+		int i;
+
+		for (i = 0; i < 3; i++) {
+			ret = pcb_read(t, &pos);
+			if (ret <= 0) {
+				t->err = ret ? ret : -ENODATA;
+				break;
+			}
 		}
-		if (ret < len)
-			pos = 0;
-		if (!(i & 1023))
+		pos = 0;
+	}
+	if (atomic_inc_return(&ready) == cfg.cpus)
+		complete(&all_ready);
+	wait_event(go_wq, READ_ONCE(go));
+
+	t0 = ktime_get_ns();
+	c0 = host_thread_cpu_ns();
+	while (!t->err && !READ_ONCE(stop)) {
+		if (cfg.test == PCB_ATOMIC) {
+			if (cfg.shape == SH_SHARED)
+				atomic_long_inc(&shared_counter);
+			else
+				atomic_long_inc(&t->counter);
+		} else {
+			if (!cfg.seq)
+				pos = 0;
+			ret = pcb_read(t, &pos);
+			if (ret < 0) {
+				t->err = ret;
+				break;
+			}
+			if (!cfg.seq && ret != cfg.len) {
+				t->err = -EIO;
+				break;
+			}
+			if (ret < cfg.len)
+				pos = 0;	/* seq: EOF, start again */
+		}
+		if (!(++ops & 255))
 			cond_resched();
 	}
-	ns = ktime_get_ns() - t0;
-	pr_info("pcbench: %s len=%u mode=%d iters=%lu ns=%llu ns_per_read_x100=%llu\n",
-		path, len, mode, iters, ns, div64_u64(ns * 100, iters));
-out_free:
-	kvfree(buf);
-out_close:
-	filp_close(f, NULL);
+	t->cpu_ns = host_thread_cpu_ns();
+	t->cpu_ns = c0 && t->cpu_ns > c0 ? t->cpu_ns - c0 : 0;
+	t->ns = ktime_get_ns() - t0;
+	t->ops = ops;
+	if (atomic_inc_return(&done) == cfg.cpus)
+		complete(&all_done);
+	/* stay until kthread_stop() */
+	while (!kthread_should_stop()) {
+		set_current_state(TASK_INTERRUPTIBLE);
+		if (!kthread_should_stop())
+			schedule();
+		__set_current_state(TASK_RUNNING);
+	}
+	return 0;
+}
+
+static void pcb_cleanup(unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		struct pcb_thread *t = &threads[i];
+
+		if (t->task)
+			kthread_stop(t->task);
+		if (t->file && t->file != cfg.shared_file)
+			filp_close(t->file, NULL);
+		kvfree(t->buf);
+		t->task = NULL;
+		t->file = NULL;
+		t->buf = NULL;
+	}
+	if (cfg.shared_file)
+		filp_close(cfg.shared_file, NULL);
+	cfg.shared_file = NULL;
+}
+
+static struct file *pcb_open(unsigned int i)
+{
+	char name[160];
+
+	if (cfg.shape == SH_OWNFILE) {
+		snprintf(name, sizeof(name), "%s.%u", cfg.path, i);
+		return filp_open(name, O_RDONLY, 0);
+	}
+	return filp_open(cfg.path, O_RDONLY, 0);
+}
+
+static int pcb_run(void)
+{
+	u64 ops = 0, cpu_ns = 0, wall_ns = 0, min_ops = U64_MAX, max_ops = 0;
+	unsigned long rate = 0;
+	unsigned int i, n = cfg.cpus;
+	int err = 0;
+
+	if (n > num_online_cpus())
+		return -EINVAL;
+	memset(threads, 0, sizeof(threads));
+	atomic_set(&ready, 0);
+	atomic_set(&done, 0);
+	atomic_long_set(&shared_counter, 0);
+	reinit_completion(&all_ready);
+	reinit_completion(&all_done);
+	WRITE_ONCE(go, false);
+	WRITE_ONCE(stop, false);
+
+	if (cfg.test == PCB_READ && cfg.shape == SH_SHARED) {
+		cfg.shared_file = filp_open(cfg.path, O_RDONLY, 0);
+		if (IS_ERR(cfg.shared_file)) {
+			err = PTR_ERR(cfg.shared_file);
+			cfg.shared_file = NULL;
+			return err;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		struct pcb_thread *t = &threads[i];
+
+		if (cfg.test == PCB_READ) {
+			t->file = cfg.shared_file ?: pcb_open(i);
+			if (IS_ERR(t->file)) {
+				err = PTR_ERR(t->file);
+				t->file = NULL;
+				goto out;
+			}
+			t->buf = kvmalloc(cfg.len, GFP_KERNEL);
+			if (!t->buf) {
+				err = -ENOMEM;
+				goto out;
+			}
+		}
+		t->task = kthread_create(pcb_thread_fn, t, "pcbench/%u", i);
+		if (IS_ERR(t->task)) {
+			err = PTR_ERR(t->task);
+			t->task = NULL;
+			goto out;
+		}
+		kthread_bind(t->task, i);
+	}
+	for (i = 0; i < n; i++)
+		wake_up_process(threads[i].task);
+	wait_for_completion(&all_ready);
+	WRITE_ONCE(go, true);
+	wake_up_all(&go_wq);
+	msleep(cfg.ms);
+	WRITE_ONCE(stop, true);
+	wait_for_completion(&all_done);
+
+	for (i = 0; i < n; i++) {
+		struct pcb_thread *t = &threads[i];
+
+		if (t->err && !err)
+			err = t->err;
+		ops += t->ops;
+		cpu_ns += t->cpu_ns;
+		wall_ns += t->ns;
+		min_ops = min(min_ops, t->ops);
+		max_ops = max(max_ops, t->ops);
+		if (t->ns)
+			rate += div64_u64(t->ops * NSEC_PER_SEC, t->ns);
+	}
+	if (!err)
+		snprintf(result, sizeof(result),
+			 "ops=%llu rate=%lu cpu_ns=%llu wall_ns=%llu min_ops=%llu max_ops=%llu",
+			 ops, rate, cpu_ns, wall_ns, min_ops, max_ops);
+out:
+	pcb_cleanup(n);
 	return err;
 }
-module_init(pcbench_init);
 
-MODULE_DESCRIPTION("time page cache reads from inside the kernel (UML benchmark)");
+static int pcb_parse(char *line)
+{
+	char *tok;
+
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.len = 16;
+	cfg.ms = 500;
+	cfg.cpus = 1;
+	line = strim(line);
+	tok = strsep(&line, " ");
+	if (!strcmp(tok, "atomic"))
+		cfg.test = PCB_ATOMIC;
+	else if (!strcmp(tok, "read"))
+		cfg.test = PCB_READ;
+	else
+		return -EINVAL;
+	cfg.shape = cfg.test == PCB_ATOMIC ? SH_SHARED : SH_OWNFD;
+	while ((tok = strsep(&line, " "))) {
+		char *val = strchr(tok, '=');
+
+		if (!*tok)
+			continue;
+		if (!val)
+			return -EINVAL;
+		*val++ = '\0';
+		if (!strcmp(tok, "path")) {
+			if (strscpy(cfg.path, val, sizeof(cfg.path)) < 0)
+				return -ENAMETOOLONG;
+		} else if (!strcmp(tok, "shape")) {
+			if (!strcmp(val, "shared"))
+				cfg.shape = SH_SHARED;
+			else if (!strcmp(val, "private"))
+				cfg.shape = SH_PRIVATE;
+			else if (!strcmp(val, "ownfd"))
+				cfg.shape = SH_OWNFD;
+			else if (!strcmp(val, "ownfile"))
+				cfg.shape = SH_OWNFILE;
+			else
+				return -EINVAL;
+		} else if (!strcmp(tok, "mode")) {
+			if (!strcmp(val, "seq"))
+				cfg.seq = true;
+			else if (strcmp(val, "zero"))
+				return -EINVAL;
+		} else if (!strcmp(tok, "len")) {
+			if (kstrtouint(val, 0, &cfg.len))
+				return -EINVAL;
+		} else if (!strcmp(tok, "cpus")) {
+			if (kstrtouint(val, 0, &cfg.cpus))
+				return -EINVAL;
+		} else if (!strcmp(tok, "ms")) {
+			if (kstrtouint(val, 0, &cfg.ms))
+				return -EINVAL;
+		} else {
+			return -EINVAL;
+		}
+	}
+	if (!cfg.cpus || cfg.cpus > MAX_THREADS || !cfg.ms || cfg.ms > 60000)
+		return -EINVAL;
+	if (cfg.test == PCB_ATOMIC)
+		return cfg.shape == SH_SHARED || cfg.shape == SH_PRIVATE ? 0 : -EINVAL;
+	if (!cfg.path[0] || !cfg.len || cfg.len > (16U << 20) ||
+	    cfg.shape == SH_PRIVATE)
+		return -EINVAL;
+	return 0;
+}
+
+static int pcb_set_run(const char *val, const struct kernel_param *kp)
+{
+	char *line;
+	int err;
+
+	line = kstrdup(val, GFP_KERNEL);
+	if (!line)
+		return -ENOMEM;
+	mutex_lock(&pcb_lock);
+	strscpy(result, "error", sizeof(result));
+	err = pcb_parse(line);
+	if (!err)
+		err = pcb_run();
+	if (err)
+		snprintf(result, sizeof(result), "error=%d", err);
+	mutex_unlock(&pcb_lock);
+	kfree(line);
+	return err;
+}
+
+static const struct kernel_param_ops pcb_run_ops = {
+	.set = pcb_set_run,
+};
+module_param_cb(run, &pcb_run_ops, NULL, 0200);
+MODULE_PARM_DESC(run, "a measurement to run (see the source)");
+
+static int pcb_get_result(char *buf, const struct kernel_param *kp)
+{
+	int ret;
+
+	mutex_lock(&pcb_lock);
+	ret = sysfs_emit(buf, "%s\n", result);
+	mutex_unlock(&pcb_lock);
+	return ret;
+}
+
+static const struct kernel_param_ops pcb_result_ops = {
+	.get = pcb_get_result,
+};
+module_param_cb(result, &pcb_result_ops, NULL, 0444);
+MODULE_PARM_DESC(result, "the last measurement's result");
+
+MODULE_DESCRIPTION("in-kernel page cache read loops on every CPU (UML SMP benchmark)");
 MODULE_LICENSE("GPL");

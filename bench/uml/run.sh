@@ -1,44 +1,72 @@
 #!/usr/bin/env bash
-# bench/uml/run.sh (make bench-uml): the cost of one page cache read on this
-# host's real CPU, base vs patched, measured inside User-Mode Linux.
+# bench/uml/run.sh (make bench): page cache reads on N real CPUs, base vs
+# patched, inside User-Mode Linux with SMP.
 #
-#   bench/uml/run.sh [--kernels "LABEL=REV ..."] [--reps N] [--scale F]
-#                    [--out DIR] [--no-report] [--no-build]
+#   bench/uml/run.sh [--kernels "LABEL=REV ..."] [--cpus "1 2 .."]
+#                    [--boots B] [--rounds R] [--ms T] [--sizes "16 .."]
+#                    [--fs "tmpfs ramfs ext4"] [--shapes "ownfd shared ownfile"]
+#                    [--no-seq] [--no-gitgrep] [--smoke] [--boundaries] [--out DIR]
+#                    [--no-build] [--no-report]
 #
-# Why UML: the development machines have no usable KVM (kvm_pvm, see
-# README.md), and TCG's cost per guest instruction hides what a read costs.
-# A UML kernel is a host process: mm/filemap.c, mm/shmem.c and the xarray
-# run as native code on the real CPU.  A UML process's system call costs
-# ~13 us (ptrace), a hundred times a 16-byte read, so the reads are timed from
-# inside the kernel: bench/uml/pcbench.c, a module loaded once per row, calls
-# kernel_read() in a loop on a tmpfs or ext4 (ubd) file and logs ns per read.
-# These UML kernels have one CPU (7.3's UML can do SMP, but defconfig and
-# uml.config leave it off) and no THP (UML has none): this measures the
-# cost of a read (the fast path, patch 6's batching, the fallbacks), not
-# contention and not huge folios.
+# Why UML: these machines have no usable KVM, and QEMU/TCG emulates away the
+# cache-line contention the series removes.  A UML kernel is a host process
+# whose virtual CPUs are host threads (7.3's arch/um SMP, seccomp=on): N
+# kernel threads bound to N virtual CPUs run mm/filemap.c and mm/shmem.c
+# natively on N host cores.  bench/uml/pcbench.c runs the read loops inside
+# the kernel through each file's ->read_iter (a UML system call costs tens of
+# microseconds, far more than a 16-byte read), and a contention probe
+# (atomic_long_inc on a shared vs a private counter) shows whether this host
+# makes contention visible at all.  No THP in UML: every folio is a page.
 #
 # Kernels (default "base=base final=work": the tag and branch of build/linux)
-# are built with ARCH=um defconfig + bench/uml/uml.config in build/uml/LABEL,
-# the module against each (--no-build: use what build/uml/LABEL has, e.g. a
-# kernel built there by hand from an edited tree).  Boots go A B A B ... REPS times (default 5).
-# Rows: tmpfs (huge=never) written/fallocated/sparse and ext4 written files,
-# 16 B, 64-512 B and 4 KiB reads at offset 0, and 4 KiB, 64 KiB and 1 MiB
-# sequential reads (the shape of the fio table).  --scale multiplies the
-# iteration counts (default 1: ~0.15 s a row; make check uses 0.05).
+# are built with ARCH=um defconfig + bench/uml/uml.config in build/uml/LABEL
+# from a worktree of their own (build/uml/src), the module against each
+# (--no-build: use what build/uml/LABEL has).  Each boot has max(--cpus)
+# virtual CPUs; boots alternate base, final, base, final ... B times (default
+# 2), R rounds per boot (default 3) after a discarded warm-up; every point
+# runs T ms (default 500).  --cpus defaults to 1 2 4 .. up to this host's CPU
+# count.  Rows per round: the probe at each CPU count; reads of --sizes
+# (default 16 512 4096 65536 1048576) at offset 0 for every fs x shape x
+# CPU count (shared: one struct file; ownfd: one file, opened per thread;
+# ownfile: a file per thread); tmpfs sequential reads of a written,
+# fallocated and sparse file at 4 KiB, 64 KiB and 1 MiB, one reader (the
+# shape of the fio table of the shmem batching patch); git grep over mm/ on
+# tmpfs by 1..N processes, 8 greps each (a real-world workload, through
+# UML's costly system calls: its ratio is bounded by that).  --smoke: 1 boot, 1
+# round, 16 B and 64 KiB, 100 ms points.  --boundaries: base and every
+# patch boundary p1..pN (the last is the whole series), 16 B and 64 KiB,
+# ownfd, no sequential rows (options after it can change that).
 #
-# Output (default results/<UTC date>-uml/): uml.csv (every row of every boot),
-# console logs, metadata.json, report.md (median ns per read and min-max per
-# kernel, final/base ratio paired by rep, median and range).
+# Output (default results/<UTC stamp>-uml/): uml.csv, console logs,
+# metadata.json, reproducer.sh, report.md (bench/report.py).
 . "$(dirname "$0")/../../scripts/lib.sh"
 . "$TOP/bench/uml/lib.sh"
 
+NCPU=$(nproc)
+default_cpus() {
+	local n=1 out=''
+	while [ "$n" -lt "$NCPU" ]; do out+="$n "; n=$((n * 2)); done
+	echo "$out$NCPU"
+}
 KSPEC="base=$BASE_TAG final=$WORK_BRANCH"
-REPS=5 SCALE=1 OUT='' REPORT=1 BUILD_UML=1
+CPUS=$(default_cpus) BOOTS=2 ROUNDS=3 MS=500 SIZES="16 512 4096 65536 1048576"
+FSS="tmpfs ramfs ext4" SHAPES="ownfd shared ownfile" SEQ=1 GITGREP=1 GGRUNS=8
+OUT='' REPORT=1 BUILD_UML=1 SMOKE=0 BOUNDARIES=0
+ARGS=("$@")
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kernels) KSPEC=$2; shift ;;
-	--reps) REPS=$2; shift ;;
-	--scale) SCALE=$2; shift ;;
+	--cpus) CPUS=$2; shift ;;
+	--boots) BOOTS=$2; shift ;;
+	--rounds) ROUNDS=$2; shift ;;
+	--ms) MS=$2; shift ;;
+	--sizes) SIZES=$2; shift ;;
+	--fs) FSS=$2; shift ;;
+	--shapes) SHAPES=$2; shift ;;
+	--no-seq) SEQ=0 ;;
+	--no-gitgrep) GITGREP=0 ;;
+	--boundaries) BOUNDARIES=1 SIZES="16 65536" SHAPES=ownfd SEQ=0 GITGREP=0 ;;
+	--smoke) SMOKE=1 BOOTS=1 ROUNDS=1 MS=100 SIZES="16 65536" GGRUNS=1 ;;
 	--out) OUT=$2; shift ;;
 	--no-report) REPORT=0 ;;
 	--no-build) BUILD_UML=0 ;;
@@ -47,16 +75,33 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-[[ "$REPS" =~ ^[1-9][0-9]*$ ]] || die "--reps wants a positive integer, not '$REPS'"
-# shellcheck disable=SC2015 # die when either test fails
-[[ "$SCALE" =~ ^[0-9]*\.?[0-9]+$ ]] && awk "BEGIN{exit !($SCALE > 0)}" ||
-	die "--scale wants a positive number, not '$SCALE'"
+posint() { [[ "$2" =~ ^[1-9][0-9]*$ ]] || die "$1 wants a positive integer, not '$2'"; }
+posint --boots "$BOOTS"
+posint --rounds "$ROUNDS"
+posint --ms "$MS"
+MAXCPU=0
+for c in $CPUS; do
+	posint --cpus "$c"
+	[ "$c" -le 64 ] || die "--cpus: UML has at most 64 CPUs (NR_CPUS), not $c"
+	[ "$c" -gt "$MAXCPU" ] && MAXCPU=$c
+done
+[ "$MAXCPU" -gt 0 ] || die "--cpus is empty"
+for s in $SIZES; do posint --sizes "$s"; [ "$s" -le 1048576 ] || die "--sizes: at most 1048576"; done
+for f in $FSS; do case $f in tmpfs | ramfs | ext4) ;; *) die "--fs: tmpfs, ramfs or ext4, not '$f'" ;; esac; done
+for s in $SHAPES; do case $s in ownfd | shared | ownfile) ;; *) die "--shapes: ownfd, shared or ownfile, not '$s'" ;; esac; done
 [ "$(uname -m)" = x86_64 ] || die "UML here is built for x86_64 hosts, not $(uname -m)"
 for t in mkfs.ext4 busybox python3; do
 	command -v "$t" >/dev/null || die "$t not found (make deps)"
 done
+[ "$MAXCPU" -le "$NCPU" ] ||
+	warn "$MAXCPU virtual CPUs on $NCPU host CPUs: they will time-share (see CPU-eff in the report)"
 BUSYBOX=$(command -v busybox)
 
+if [ "$BOUNDARIES" = 1 ]; then
+	n=$(kgit rev-list --count "$BASE_TAG..$WORK_BRANCH") || die "no series in $KSRC (make tree)"
+	KSPEC="base=$BASE_TAG"
+	for k in $(seq 1 "$n"); do KSPEC+=" p$k=$WORK_BRANCH~$((n - k))"; done
+fi
 LABELS=() REVS=()
 for kv in $KSPEC; do
 	[[ "$kv" == ?*=?* ]] || die "--kernels wants LABEL=REV pairs, not '$kv'"
@@ -68,122 +113,279 @@ OUT=${OUT:-$TOP/results/$(date -u +%Y%m%dT%H%M%SZ)-uml}
 mkdir -p "$OUT/logs"
 OUT=$(cd "$OUT" && pwd)
 
-# 1. Kernels and modules (bench/uml/lib.sh)
+# 1. Kernels and modules (bench/uml/lib.sh), from a worktree of their own so
+# that guest kernel builds (build/linux-build) can run at the same time.
+# Both kernels carry bench/uml/vmstat-raw.patch: UML SMP disables interrupts
+# with a host sigprocmask() (about a microsecond), so every this_cpu_inc() of
+# a vm event would cost more than a 16-byte read; x86 does it in one
+# instruction.  The patch makes count_vm_event() a raw per-CPU increment on
+# UML only, as cheap as on x86, in base and patched alike.
 UB=$BUILD/uml
-[ "$BUILD_UML" = 0 ] || lock_worktree
+PATCH_SUM=$(sha256sum "$TOP/bench/uml/vmstat-raw.patch" | cut -c1-12)
 COMMITS=()
+if [ "$BUILD_UML" = 1 ]; then
+	mkdir -p "$UB"
+	exec 8>"$UB/build.lock"
+	flock -n 8 || { note "waiting for another UML build"; flock 8; }
+fi
+# Boundary kernels (--boundaries) share one object directory, built
+# incrementally from patch to patch; their binaries and modules are copied
+# to build/uml/pK.
 for i in "${!LABELS[@]}"; do
 	label=${LABELS[$i]} obj=$UB/${LABELS[$i]}
+	[ "$BOUNDARIES" = 1 ] && [ "$label" != base ] && build=$UB/bnd || build=$obj
 	if [ "$BUILD_UML" = 0 ]; then
 		[ -x "$obj/linux" ] || die "--no-build: no $obj/linux"
-		COMMITS+=("$(cat "$obj/commit" 2>/dev/null || echo unknown) (--no-build)")
-		uml_module "$obj" "$TOP/bench/uml/pcbench.c"
+		COMMITS+=("$(cat "$obj/commit" 2>/dev/null || echo unknown)")
+		if [ "$build" = "$obj" ]; then
+			uml_module "$obj" "$TOP/bench/uml/pcbench.c"
+		else
+			[ "$obj-mod/pcbench.ko" -nt "$TOP/bench/uml/pcbench.c" ] ||
+				die "--no-build: $obj-mod/pcbench.ko is missing or older than pcbench.c"
+		fi
 		continue
 	fi
 	sha=$(kgit rev-parse --verify "${REVS[$i]}^{commit}" 2>/dev/null) ||
 		die "no commit '${REVS[$i]}' in $KSRC (make tree)"
 	COMMITS+=("$sha")
-	checkout_worktree "$sha"
-	t=$SECONDS
-	note "uml: building $label ($(kgit log -1 --format='%h %s' "$sha"))"
-	uml_build "$WT" "$obj" "$label"
-	grep -q '^CONFIG_PAGECACHE_RCU_FREE=y' "$obj/.config" && rcu=y || rcu=n
-	uml_module "$obj" "$TOP/bench/uml/pcbench.c"
+	stamp="$sha $PATCH_SUM"
+	if [ "$(cat "$obj/stamp" 2>/dev/null)" = "$stamp" ] && [ -x "$obj/linux" ] &&
+		[ "$build" = "$obj" ] && [ "$obj/.config" -nt "$TOP/bench/uml/uml.config" ]; then
+		note "uml: $label is built ($(kgit log -1 --format='%h %s' "$sha"))"
+	else
+		checkout_worktree "$sha" "$UB/src"
+		git -C "$UB/src" apply "$TOP/bench/uml/vmstat-raw.patch" ||
+			die "bench/uml/vmstat-raw.patch does not apply to $label"
+		t=$SECONDS
+		note "uml: building $label ($(kgit log -1 --format='%h %s' "$sha") + vmstat-raw.patch)"
+		rm -f "$obj/commit" "$obj/stamp"
+		uml_build "$UB/src" "$build" "$label"
+		note "uml: $label built ($((SECONDS - t)) s)"
+	fi
+	grep -q '^CONFIG_SMP=y' "$build/.config" || die "$build is not an SMP build (bench/uml/uml.config)"
+	uml_module "$build" "$TOP/bench/uml/pcbench.c"
+	if [ "$build" != "$obj" ]; then
+		rm -rf "$obj" "$obj-mod"
+		mkdir -p "$obj" "$obj-mod"
+		cp "$build/linux" "$obj/"
+		cp "$build-mod/pcbench.ko" "$obj-mod/"
+	fi
 	echo "$sha" >"$obj/commit"
-	note "uml: $label built ($((SECONDS - t)) s, PAGECACHE_RCU_FREE=$rcu)"
+	echo "$stamp" >"$obj/stamp"
 done
-[ "$BUILD_UML" = 0 ] || exec 9>&-
+[ "$BUILD_UML" = 0 ] || exec 8>&-
 
 # 2. The guest: init of a UML kernel whose root is this host's / (hostfs,
 # read-only).  Parameters arrive in the environment (unknown name=value
-# arguments on the kernel command line).
+# arguments on the kernel command line).  Only busybox (busybox-static) is
+# used inside.
 RUN=$(mktemp -d "$UB/run.XXXXXX")
 trap 'rm -rf "$RUN"' EXIT
-# Only busybox (busybox-static) is used inside, so the host needs no init
-# system, kmod or util-linux of its own.
+[ "$SMOKE" = 1 ] && SEQMB=8 || SEQMB=64
+# git grep reads the mm/ directory of the base kernel's source (through
+# hostfs, copied to tmpfs inside), with the host's git.
+TREE=''
+if [ "$GITGREP" = 1 ]; then
+	command -v git >/dev/null || die "git not found (make deps)"
+	checkout_worktree "$BASE_TAG" "$UB/grep-tree"
+	TREE=$UB/grep-tree/mm
+fi
 sed "s|@BUSYBOX@|$BUSYBOX|" >"$RUN/guest.sh" <<'EOF'
 #!@BUSYBOX@ sh
 b=@BUSYBOX@
 fail() { echo "pcb-guest: error: $*"; echo BENCH-FAILED; $b poweroff -f; exit 1; }
 $b mount -t proc proc /proc && $b mount -t sysfs sys /sys || fail "proc/sys"
-$b mount -t tmpfs -o size=16m top /mnt && $b mkdir /mnt/t /mnt/e || fail "tmpfs on /mnt"
-$b mount -t tmpfs -o size=400m,huge=never t /mnt/t || fail "tmpfs"
-$b mount -t ext4 /dev/ubda /mnt/e || fail "ext4 on /dev/ubda"
-$b dd if=/dev/urandom of=/mnt/t/normal bs=1M count=64 2>/dev/null || fail "write tmpfs file"
-$b fallocate -l 64M /mnt/t/falloc || fail fallocate
-$b truncate -s 64M /mnt/t/hole || fail truncate
-$b dd if=/dev/urandom of=/mnt/e/normal bs=1M count=64 2>/dev/null && $b sync || fail "write ext4 file"
-n() { $b awk "BEGIN{n=int($1 * $pcb_scale); print n < 1 ? 1 : n}"; }
-row() { # fs file len mode iters
-	$b dmesg -c >/dev/null
-	$b insmod "$pcb_ko" path="/mnt/$1/$2" len="$3" mode="$4" iters="$(n "$5")" 2>/dev/null
-	v=$($b dmesg | $b sed -n 's/.*pcbench: .* iters=\([0-9]*\) ns=.* ns_per_read_x100=\([0-9]*\)$/\1,\2/p' | $b tail -1)
-	[ -n "$v" ] || fail "no result for $1 $2 len $3 mode $4: $($b dmesg | $b tail -3 | $b tr '\n' ' ')"
-	echo "ROW,$pcb_label,$pcb_rep,$(fsname "$1"),$2,$3,$4,$v"
-}
-fsname() { case "$1" in t) echo tmpfs ;; e) echo ext4 ;; esac; }
-for fs in t e; do
-	row $fs normal 16 0 1500000
-	# 64-512 B: where the fast path's bounce copy starts to cost more
-	# than the reference it saves (FILEMAP_FAST_READ_MAX is 512)
-	for l in 64 128 192 256 384 512; do
-		row $fs normal $l 0 1000000
+for v in pcb_cpus pcb_sizes pcb_fs pcb_shapes; do eval "$v=\$(echo \$$v | $b tr , ' ')"; done
+ncpu=$($b grep -c '^processor' /proc/cpuinfo)
+echo "CPUS,$ncpu"
+[ "$ncpu" -ge "$pcb_maxcpu" ] || fail "$ncpu CPUs online, $pcb_maxcpu wanted"
+$b mount -t tmpfs -o size=16m top /mnt && $b mkdir /mnt/tmpfs /mnt/ramfs /mnt/ext4 || fail "tmpfs on /mnt"
+$b mount -t tmpfs -o size=1g,huge=never t /mnt/tmpfs || fail "tmpfs"
+$b mount -t ramfs r /mnt/ramfs || fail "ramfs"
+$b mount -t ext4 /dev/ubda /mnt/ext4 || fail "ext4 on /dev/ubda"
+# hot: 2 MiB of data, read at offset 0; hot.I: thread I's own file
+$b dd if=/dev/urandom of=/mnt/tmpfs/src bs=1M count=2 2>/dev/null || fail "random data"
+for fs in $pcb_fs; do
+	$b cp /mnt/tmpfs/src /mnt/$fs/hot || fail "hot file on $fs"
+	i=0
+	while [ $i -lt "$pcb_maxcpu" ]; do
+		$b cp /mnt/tmpfs/src /mnt/$fs/hot.$i || fail "hot.$i on $fs"
+		i=$((i + 1))
 	done
-	row $fs normal 4096 0 500000
-	row $fs normal 4096 1 500000
-	row $fs normal 65536 1 30000
-	row $fs normal 1048576 1 1500
 done
-for f in falloc hole; do
-	row t $f 4096 1 500000
-	row t $f 65536 1 30000
-	row t $f 1048576 1 1500
+if [ "$pcb_seq" = 1 ]; then
+	$b dd if=/dev/urandom of=/mnt/tmpfs/normal bs=1M count="$pcb_seqmb" 2>/dev/null || fail "seq file"
+	$b fallocate -l "${pcb_seqmb}M" /mnt/tmpfs/falloc || fail fallocate
+	$b truncate -s "${pcb_seqmb}M" /mnt/tmpfs/hole || fail truncate
+fi
+if [ -n "$pcb_tree" ]; then
+	$b cp -r "$pcb_tree" /mnt/tmpfs/tree || fail "copy $pcb_tree"
+	git -c grep.threads=1 -C /mnt/tmpfs/tree grep --no-index -c folio >/dev/null || fail "git grep"
+fi
+$b sync
+$b insmod "$pcb_ko" || fail "insmod $pcb_ko"
+P=/sys/module/pcbench/parameters
+# pt ROUND TEST FS FILE SHAPE MODE LEN CPUS: one point, one ROW line
+pt() {
+	if [ "$2" = atomic ]; then
+		cmd="atomic shape=$5 cpus=$8 ms=$pcb_ms"
+	else
+		cmd="read path=/mnt/$3/$4 shape=$5 mode=$6 len=$7 cpus=$8 ms=$pcb_ms"
+	fi
+	echo "$cmd" >$P/run || fail "'$cmd': $($b cat $P/result)"
+	echo "ROW,$pcb_label,$pcb_boot,$1,$2,$3,$4,$5,$6,$7,$8,$($b cat $P/result)"
+}
+# warm-up, discarded (the first run after boot is slow)
+pt 0 read tmpfs hot ownfd zero 16 1 >/dev/null
+pt 0 atomic - - shared - 0 "$pcb_maxcpu" >/dev/null
+r=1
+while [ $r -le "$pcb_rounds" ]; do
+	for sh in shared private; do
+		for c in $pcb_cpus; do pt $r atomic - - $sh - 0 $c; done
+	done
+	for fs in $pcb_fs; do
+		for sh in $pcb_shapes; do
+			for l in $pcb_sizes; do
+				for c in $pcb_cpus; do pt $r read $fs hot $sh zero $l $c; done
+			done
+		done
+	done
+	if [ "$pcb_seq" = 1 ]; then
+		for f in normal falloc hole; do
+			for l in 4096 65536 1048576; do pt $r seq tmpfs $f ownfd seq $l 1; done
+		done
+	fi
+	if [ -n "$pcb_tree" ]; then
+		# git grep over mm/ on tmpfs: N processes (separate host processes
+		# in UML: they run in parallel), each grepping the tree
+		# $pcb_ggruns times, one thread each; rate = greps per second.
+		# Each grep's system calls cost UML tens of microseconds, which
+		# caps what the page cache part can change.
+		for c in $pcb_cpus; do
+			t0=$($b cut -d' ' -f1 /proc/uptime)
+			i=0
+			while [ $i -lt "$c" ]; do
+				(j=0; while [ $j -lt "$pcb_ggruns" ]; do
+					git -c grep.threads=1 -C /mnt/tmpfs/tree grep --no-index -c folio >/dev/null || exit 1
+					j=$((j + 1))
+				done) &
+				i=$((i + 1))
+			done
+			wait || fail "git grep"
+			t1=$($b cut -d' ' -f1 /proc/uptime)
+			ns=$($b awk "BEGIN{printf \"%d\", ($t1 - $t0) * 1e9}")
+			ops=$((c * pcb_ggruns))
+			echo "ROW,$pcb_label,$pcb_boot,$r,gitgrep,tmpfs,mm,procs,-,0,$c,ops=$ops rate=$($b awk "BEGIN{printf \"%d\", $ops / ($ns / 1e9)}") cpu_ns=0 wall_ns=$ns"
+		done
+	fi
+	r=$((r + 1))
 done
-echo "VMSTAT,$pcb_label,$pcb_rep,$($b grep '^pgcache' /proc/vmstat | $b tr ' \n' '= ')"
+echo "VMSTAT,$pcb_label,$pcb_boot,$($b grep '^pgcache' /proc/vmstat | $b tr ' \n' '= ')"
 echo BENCH-DONE
 $b poweroff -f
 EOF
 chmod +x "$RUN/guest.sh"
 
-echo "kernel,rep,fs,file,len,mode,iters,ns_per_read" >"$OUT/uml.csv"
+# Lists travel comma-separated: the kernel splits its command line at spaces.
+commas() { local IFS=,; echo "$*"; }
+echo "kernel,boot,round,test,fs,file,shape,mode,len,cpus,ops,rate,cpu_ns,wall_ns" >"$OUT/uml.csv"
 : >"$OUT/vmstat.txt"
-T0=$SECONDS nboot=$((REPS * ${#LABELS[@]})) boot=0
-for rep in $(seq 1 "$REPS"); do
+load0=$(cut -d' ' -f1-3 /proc/loadavg)
+T0=$SECONDS nboot=$((BOOTS * ${#LABELS[@]})) n=0
+for boot in $(seq 1 "$BOOTS"); do
 	for i in "${!LABELS[@]}"; do
-		label=${LABELS[$i]} boot=$((boot + 1))
-		log=$OUT/logs/$label-rep$rep.log
-		uml_ext4_image "$RUN/ext4.img" 160M
+		label=${LABELS[$i]} n=$((n + 1))
+		log=$OUT/logs/$label-boot$boot.log
+		uml_ext4_image "$RUN/ext4.img" $((64 + 3 * MAXCPU))M
 		t=$SECONDS rc=0
-		timeout -s KILL 600 "$UB/$label/linux" mem=1G rootfstype=hostfs rootflags=/ ro \
-			init="$RUN/guest.sh" con=null con0=null,fd:1 ubd0="$RUN/ext4.img" \
-			umid="pcb$$" uml_dir="$RUN" \
-			pcb_label="$label" pcb_rep="$rep" pcb_scale="$SCALE" \
+		TMPDIR=/dev/shm timeout -s KILL 3600 "$UB/$label/linux" mem=2G ncpus="$MAXCPU" seccomp=on \
+			rootfstype=hostfs rootflags=/ ro init="$RUN/guest.sh" \
+			con=null con0=null,fd:1 ubd0="$RUN/ext4.img" umid="pcb$$" uml_dir="$RUN" \
+			pcb_label="$label" pcb_boot="$boot" pcb_rounds="$ROUNDS" pcb_ms="$MS" \
+			pcb_cpus="$(commas $CPUS)" pcb_maxcpu="$MAXCPU" pcb_sizes="$(commas $SIZES)" \
+			pcb_fs="$(commas $FSS)" pcb_shapes="$(commas $SHAPES)" pcb_seq="$SEQ" pcb_seqmb="$SEQMB" \
+			pcb_tree="$TREE" pcb_ggruns="$GGRUNS" \
 			pcb_ko="$UB/$label-mod/pcbench.ko" </dev/null >"$log" 2>&1 || rc=$?
 		grep -q '^BENCH-DONE' "$log" ||
-			{ tail -15 "$log" >&2; die "[$boot/$nboot] $label rep $rep failed (exit $rc, $log)"; }
-		grep '^ROW,' "$log" | sed 's/^ROW,//' | awk -F, -v OFS=, '{ $8 = sprintf("%.2f", $8 / 100); print }' >>"$OUT/uml.csv"
+			{ tail -15 "$log" >&2; die "[$n/$nboot] $label boot $boot failed (exit $rc, $log)"; }
+		# ROW,...,ops=A rate=B cpu_ns=C wall_ns=D min_ops=.. max_ops=..
+		sed -n 's/^ROW,//p' "$log" |
+			sed 's/ops=\([0-9]*\) rate=\([0-9]*\) cpu_ns=\([0-9]*\) wall_ns=\([0-9]*\).*/\1,\2,\3,\4/' >>"$OUT/uml.csv"
 		grep '^VMSTAT,' "$log" >>"$OUT/vmstat.txt" || true
-		note "uml: [$boot/$nboot] rep $rep, $label: $(grep -c '^ROW,' "$log") rows ($((SECONDS - t)) s)"
+		note "uml: [$n/$nboot] boot $boot, $label: $(grep -c '^ROW,' "$log") points ($((SECONDS - t)) s)"
 	done
 done
+load1=$(cut -d' ' -f1-3 /proc/loadavg)
 
-python3 - "$OUT" "$REPS" "$SCALE" "$((SECONDS - T0))" "${#LABELS[@]}" "${LABELS[@]}" "${COMMITS[@]}" <<'EOF'
+# The userspace model on the host's real cores: a reference-counted read
+# against the lockless copy of mm/filemap_fast.h, 1..N threads on one folio,
+# reads of 16 to 512 bytes, MODEL_RUNS runs (a column of its own in the CSV).
+MODEL=$TOP/tools/testing/pagecache-model
+if [ "$SMOKE" != 1 ] && [ -f "$TOP/build/linux/mm/filemap_fast.h" ]; then
+	note "model bench: refcount vs lockless copy on the host's $NCPU CPUs, ${MODEL_RUNS:-3} runs"
+	if make -s -C "$MODEL" KSRC="$TOP/build/linux" O="$TOP/build/model" \
+		"$TOP/build/model/pagecache-model-bench" >"$OUT/model-bench.log" 2>&1; then
+		for run in $(seq 1 "${MODEL_RUNS:-3}"); do
+			"$TOP/build/model/pagecache-model-bench" -b -d "${MODEL_SECONDS:-2}" \
+				-t "$NCPU" -l 16,64,256,512 2>>"$OUT/model-bench.log" |
+				awk -v run="$run" \
+					'NR == 1 { if (run == 1) print "run," $0; next } { print run "," $0 }' ||
+				{ note "model bench failed ($OUT/model-bench.log)"; break; }
+		done >"$OUT/model-bench.csv"
+	else
+		note "model bench: build failed ($OUT/model-bench.log)"
+	fi
+fi
+
+
+# The series measured: its patches without the cover letter (which quotes
+# the results), as bench/series-hash.sh computes it.
+series_hash=$("$TOP/bench/series-hash.sh")
+BUILD="$BUILD" python3 - "$OUT" "$((SECONDS - T0))" "$series_hash" "$load0" "$load1" "$MAXCPU" "$CPUS" \
+	"$BOOTS" "$ROUNDS" "$MS" "${#LABELS[@]}" "${LABELS[@]}" "${COMMITS[@]}" <<'EOF'
 import json, os, platform, subprocess, sys
-out, reps, scale, wall, n = sys.argv[1:6]
+out, wall, shash, load0, load1, maxcpu, cpus, boots, rounds, ms, n = sys.argv[1:12]
 n = int(n)
-labels, commits = sys.argv[6:6 + n], sys.argv[6 + n:6 + 2 * n]
+labels, commits = sys.argv[12:12 + n], sys.argv[12 + n:12 + 2 * n]
 cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo")
             if l.startswith("model name")), "unknown")
 gcc = subprocess.run(["gcc", "--version"], capture_output=True, text=True).stdout.splitlines()[0]
-meta = {"kind": "uml", "reps": int(reps), "scale": float(scale), "wall_seconds": int(wall),
-        "kernels": [{"label": l, "commit": c, "config": f"build/uml/{l}/.config"}
+base = {}
+benv = os.path.join(os.environ.get("BUILD", ""), "base.env")
+if os.path.exists(benv):
+    for line in open(benv):
+        if "=" in line:
+            k, v = line.strip().split("=", 1)
+            base[k] = v.strip("'\"")
+meta = {"kind": "uml", "instrument": "User-Mode Linux SMP (arch/um, seccomp=on), "
+        "in-kernel read loops, one kthread per virtual CPU",
+        "base": base, "series_hash": shash, "cpus": int(maxcpu),
+        "cpu_counts": [int(c) for c in cpus.split()], "boots": int(boots),
+        "rounds": int(rounds), "ms": int(ms), "wall_seconds": int(wall),
+        "kernels": [{"label": l, "commit": c, "config": "ARCH=um defconfig + bench/uml/uml.config"}
                     for l, c in zip(labels, commits)],
-        "uml": "ARCH=um defconfig + bench/uml/uml.config, mem=1G, hostfs root, 1 CPU",
         "host_cpu_model": cpu, "host_cpus": os.cpu_count(), "host_kernel": platform.release(),
-        "gcc_version": gcc}
+        "host_loadavg_before": load0, "host_loadavg_after": load1, "gcc_version": gcc}
 with open(os.path.join(out, "metadata.json"), "w") as f:
     json.dump(meta, f, indent=2)
     f.write("\n")
 EOF
-[ "$REPORT" = 0 ] || python3 "$TOP/bench/uml/report.py" "$OUT"
+{
+	echo '#!/bin/sh'
+	echo "# Re-run this measurement: run it at the top of a fresh clone of the"
+	echo "# workbench; it checks out the commit measured and builds everything."
+	echo "# Base: $(. "$BUILD/base.env" 2>/dev/null && echo "$BASE_SUBJECT, $BASE_COMMIT")"
+	echo 'set -e'
+	echo "git checkout $(git -C "$TOP" rev-parse HEAD 2>/dev/null || echo HEAD)"
+	echo 'make deps tree'
+	printf 'bench/uml/run.sh'
+	[ ${#ARGS[@]} -gt 0 ] && printf ' %q' "${ARGS[@]}"
+	echo
+} >"$OUT/reproducer.sh"
+chmod +x "$OUT/reproducer.sh"
+# Debian's python3 has python3-matplotlib (make deps) for the plot; another
+# python3 first in PATH may not.
+PY=python3
+[ -x /usr/bin/python3 ] && PY=/usr/bin/python3
+[ "$REPORT" = 0 ] || "$PY" "$TOP/bench/report.py" "$OUT" || die "report.py failed"
 note "uml: results in $OUT ($((SECONDS - T0)) s of boots)"
