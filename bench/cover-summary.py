@@ -97,7 +97,7 @@ def uml_block(d, rel, meta):
         out.append(wrap("The contention probe saw no contention on this "
                         "host (%s): no ratio is quoted." % sm["verdict"]))
         return out
-    out.append("  %-6s %-6s %4s  %-17s %-17s %s" % (
+    out.append("  %-5s %-6s %4s  %-16s %-16s %s" % (
         "fs", "read", "CPUs", "eff " + base, "eff " + pt, pt + "/" + base))
 
     def st(x, f="%.2f"):
@@ -108,12 +108,14 @@ def uml_block(d, rel, meta):
         r = kp.get("ratio")
         rs = st(r)
         if r and r["min"] <= 1.0 <= r["max"]:
-            rs = "no difference measured (%.2f-%.2f)" % (r["min"], r["max"])
-        out.append("  %-6s %-6s %4s  %-17s %-17s %s" % (
+            rs = "n.d. (%.2f-%.2f)" % (r["min"], r["max"])
+        out.append("  %-5s %-6s %4s  %-16s %-16s %s" % (
             h["fs"], size(h["len"]), h["cpus"], st(kb.get("eff")), st(kp.get("eff")), rs))
     out.append("")
-    out.append(wrap("eff: rate at N CPUs / (N x rate at 1 CPU); CPU-normalised "
-                    "figures and every row are in %s/report.md." % rel))
+    out.append(wrap("eff: rate at N CPUs / (N x rate at 1 CPU); n.d.: no "
+                    "difference measured (the min-max of the ratio holds 1.0). "
+                    "CPU-normalised figures and every row are in %s/report.md."
+                    % rel))
     return out
 
 

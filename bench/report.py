@@ -584,6 +584,19 @@ def uml_report(resdir, rows, meta, kernels, base, plots=True):
             body.append(row)
         md += table(head, body) + [""]
     md += [f"**Verdict: {verdict}**", ""]
+    # the probe per boot: the host may place the vCPU threads differently
+    # from boot to boot, and contention then costs more or less
+    pb = defaultdict(list)
+    maxc = max((int(r["cpus"]) for r in rows if r["test"] == "atomic"), default=1)
+    for r in rows:
+        if r["test"] == "atomic" and r["shape"] == "shared" and int(r["cpus"]) == maxc > 1:
+            pb[(r["kernel"], int(r["boot"]))].append(fnum(r["rate"]))
+    if pb:
+        md += [f"Shared counter at {maxc} CPUs per boot (median of its rounds): " +
+               ", ".join(f"{k} boot {b}: {fmt_rate(stat(v))}"
+                         for (k, b), v in sorted(pb.items(), key=lambda x: (x[0][1], kernels.index(x[0][0]) if x[0][0] in kernels else 99))) +
+               ". Boots whose shared counter differs show a host that placed the "
+               "virtual CPUs differently: rows that contend differ with them.", ""]
 
     # 2. the read matrix, one table per fs
     reads = [k for k in res if k[0] == "read"]

@@ -124,6 +124,7 @@ static int pcb_thread_fn(void *arg)
 		int i;
 
 		for (i = 0; i < 3; i++) {
+			pos = 0;
 			ret = pcb_read(t, &pos);
 			if (ret <= 0) {
 				t->err = ret ? ret : -ENODATA;
