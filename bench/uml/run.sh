@@ -365,7 +365,12 @@ meta = {"kind": "uml", "instrument": "User-Mode Linux SMP (arch/um, seccomp=on),
         "kernels": [{"label": l, "commit": c, "config": "ARCH=um defconfig + bench/uml/uml.config"}
                     for l, c in zip(labels, commits)],
         "host_cpu_model": cpu, "host_cpus": os.cpu_count(), "host_kernel": platform.release(),
-        "host_loadavg_before": load0, "host_loadavg_after": load1, "gcc_version": gcc}
+        "host_loadavg_before": load0, "host_loadavg_after": load1, "gcc_version": gcc,
+        "workbench_commit": subprocess.run(["git", "-C", os.path.dirname(out), "rev-parse", "HEAD"],
+                                           capture_output=True, text=True).stdout.strip(),
+        "workbench_uncommitted_files": len(subprocess.run(
+            ["git", "-C", os.path.dirname(out), "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True, text=True).stdout.splitlines())}
 with open(os.path.join(out, "metadata.json"), "w") as f:
     json.dump(meta, f, indent=2)
     f.write("\n")
@@ -374,7 +379,7 @@ EOF
 	echo '#!/bin/sh'
 	echo "# Re-run this measurement: run it at the top of a fresh clone of the"
 	echo "# workbench; it checks out the commit measured and builds everything."
-	echo "# Base: $(. "$BUILD/base.env" 2>/dev/null && echo "$BASE_SUBJECT, $BASE_COMMIT")"
+	echo "# Base: $(sed -n 's/^BASE_SUBJECT=//p; s/^BASE_COMMIT=//p' "$BUILD/base.env" 2>/dev/null | paste -sd' ')"
 	echo 'set -e'
 	echo "git checkout $(git -C "$TOP" rev-parse HEAD 2>/dev/null || echo HEAD)"
 	echo 'make deps tree'

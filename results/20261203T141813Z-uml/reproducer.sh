@@ -1,8 +1,9 @@
 #!/bin/sh
 # Re-run this measurement: run it at the top of a fresh clone of the
 # workbench; it checks out the commit measured and builds everything.
-# Base: 
+# Base: e7b0b8680d7a65faa614feede588ddcf702aa245 Linux 7.3.4 (Debian linux-source-7.3 7.3.4-1~bpo13+1)
 set -e
-git checkout efcc3d5b0cd5490f666973b11c77db5273d890eb
+# (run at efcc3d5 with bench/uml/pcbench.c as committed in de1a433)
+git checkout de1a433
 make deps tree
 bench/uml/run.sh
