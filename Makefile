@@ -66,7 +66,7 @@ check:
 check-debug:
 	CONFIG=debug $(S)/check.sh
 test-workbench:
-	tests/workbench/test_scan.py && tests/workbench/test_series.sh && tests/workbench/test_mutants.sh
+	tests/workbench/test_scan.py && tests/workbench/test_series.sh && tests/workbench/test_mutants.sh && tests/workbench/test_provenance.sh
 clean:
 	rm -rf build/obj build/images build/check build/boundaries
 distclean:
