@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/kernels.sh: build the kernels `make bench` compares and print them as
+# bench/kernels.sh: build the kernels `make bench-guest` compares and print them as
 # KERNELS="LABEL=bzImage ...".  Default: base and final.  BOUNDARIES=all:
 # every patch boundary of branch `work` (p1..pN; pN is the final series),
 # built with scripts/build.sh into build/images/pK/CONFIG.
