@@ -345,7 +345,7 @@ def uml_load(rows):
         cpu_ns = fnum(r["cpu_ns"])
         cpurate = fnum(r["ops"]) * 1e9 / cpu_ns if cpu_ns > 0 else None
         rate = fnum(r["rate"])
-        if r["test"] == "gitgrep" and fnum(r["wall_ns"]) > 0:
+        if r["test"] in ("gitgrep", "logreread") and fnum(r["wall_ns"]) > 0:
             # whole greps per second: from the elapsed time, not rounded
             rate = fnum(r["ops"]) * 1e9 / fnum(r["wall_ns"])
         acc[key][r["kernel"]][(int(r["boot"]), int(r["round"]))].append(
@@ -547,6 +547,37 @@ def uml_plot(resdir, res, base, patched, fss):
     return "![efficiency against CPUs, 16 B ownfd reads](uml-eff.png)"
 
 
+def uml_realworld(res, kernels, base, others, blind, test, unit, title, what):
+    """A table of one real-world workload of uml.csv (gitgrep, logreread):
+    N processes in the UML guest, rate per kernel, eff, ratio."""
+    keys = sorted((k for k in res if k[0] == test), key=lambda k: (k[1], k[6]))
+    if not keys:
+        return []
+    cols = (unit,) if blind else (unit, "eff")
+    head = ["fs", "file", "processes"] + [f"{k} {c}" for k in kernels for c in cols]
+    if not blind:
+        head += [f"{k}/{base}" for k in others]
+    body = []
+    for key in keys:
+        row = [key[1], key[2], key[6]]
+        for k in kernels:
+            e = res[key].get(k)
+            if not e:
+                row += ["-"] * len(cols)
+                continue
+            row += [fmt_rate(e["rate"]) if e["rate"][0] >= 1e4 else
+                    f"{e['rate'][0]:.2f} ({e['rate'][1]:.2f}-{e['rate'][2]:.2f})"]
+            if not blind:
+                row += [fmt_eff(e["eff"])]
+        if not blind:
+            row += [fmt_paired(res[key].get(k, {}).get("ratio")) for k in others]
+        body.append(row)
+    return [f"### {title}", "",
+            f"{what}; user processes in UML are separate host processes and run in "
+            "parallel, but every system call costs UML tens of microseconds, which "
+            "bounds what the page cache part can change.", ""] + table(head, body) + [""]
+
+
 def uml_report(resdir, rows, meta, kernels, base, plots=True):
     """The UML section of report.md (a list of lines) and the analysis:
     {"res", "blind", "verdict", "summary"}; writes uml-summary.json and
@@ -678,32 +709,13 @@ def uml_report(resdir, rows, meta, kernels, base, plots=True):
         md += table(head, body) + [""]
 
     # 4b. git grep over a source tree on tmpfs by N processes
-    gg = sorted((k for k in res if k[0] == "gitgrep"), key=lambda k: (k[1], k[6]))
-    if gg:
-        cols = ("greps/s",) if blind else ("greps/s", "eff")
-        head = ["fs", "tree", "processes"] + [f"{k} {c}" for k in kernels for c in cols]
-        if not blind:
-            head += [f"{k}/{base}" for k in others]
-        body = []
-        for key in gg:
-            row = [key[1], key[2], key[6]]
-            for k in kernels:
-                e = res[key].get(k)
-                if not e:
-                    row += ["-"] * len(cols)
-                    continue
-                row += [f"{e['rate'][0]:.2f} ({e['rate'][1]:.2f}-{e['rate'][2]:.2f})"]
-                if not blind:
-                    row += [fmt_eff(e["eff"])]
-            if not blind:
-                row += [fmt_paired(res[key].get(k, {}).get("ratio")) for k in others]
-            body.append(row)
-        md += ["### git grep over a kernel source directory on tmpfs, N processes", "",
-               "Each process greps the tree in a loop, one thread each; user processes "
-               "in UML are separate host processes and run in parallel, but every "
-               "system call costs UML tens of microseconds, which bounds what the "
-               "page cache part can change.", ""]
-        md += table(head, body) + [""]
+    for test, unit, title, what in (
+            ("gitgrep", "greps/s", "git grep over a kernel source directory on tmpfs, "
+             "N processes", "Each process greps the tree in a loop, one thread each"),
+            ("logreread", "reads/s", "A hot log on tmpfs: one writer appends 64-byte "
+             "records, N processes re-read recent ones (bench/logreread.c)",
+             "Each reader pread()s one record among the last 1024 written")):
+        md += uml_realworld(res, kernels, base, others, blind, test, unit, title, what)
 
     # 5. every patch boundary against the base
     if len(kernels) > 2 and headline:

@@ -31,8 +31,10 @@
 # ownfile: a file per thread); tmpfs sequential reads of a written,
 # fallocated and sparse file at 4 KiB, 64 KiB and 1 MiB, one reader (the
 # shape of the fio table of the shmem batching patch); git grep over mm/ on
-# tmpfs by 1..N processes, 8 greps each (a real-world workload, through
-# UML's costly system calls: its ratio is bounded by that).  --smoke: 1 boot, 1
+# tmpfs by 1..N processes, 8 greps each, and bench/logreread.c (one writer
+# appending 64-byte records, 1..N readers re-reading recent ones): the
+# real-world workloads, through UML's costly system calls, which bound
+# their ratios (--no-gitgrep leaves both out).  --smoke: 1 boot, 1
 # round, 16 B and 64 KiB, 100 ms points.  --boundaries: base and every
 # patch boundary p1..pN (the last is the whole series), 16 B and 64 KiB,
 # ownfd, no sequential rows (options after it can change that).
@@ -182,6 +184,14 @@ done
 RUN=$(mktemp -d "$UB/run.XXXXXX")
 trap 'rm -rf "$RUN"' EXIT
 [ "$SMOKE" = 1 ] && SEQMB=8 || SEQMB=64
+# The log re-read workload: bench/logreread.c, static (bench/Makefile).
+LOGBIN=''
+[ "$SMOKE" = 1 ] && LOGSEC=1 || LOGSEC=3
+if [ "$GITGREP" = 1 ]; then
+	make -s -C "$TOP/bench" O="$BUILD/bench" "$BUILD/bench/logreread" >"$RUN/bench-build.log" 2>&1 ||
+		{ cat "$RUN/bench-build.log" >&2; die "bench/logreread.c did not build"; }
+	LOGBIN=$BUILD/bench/logreread
+fi
 # git grep reads the mm/ directory of the base kernel's source (through
 # hostfs, copied to tmpfs inside), with the host's git.
 TREE=''
@@ -278,6 +288,21 @@ while [ $r -le "$pcb_rounds" ]; do
 			echo "ROW,$pcb_label,$pcb_boot,$r,gitgrep,tmpfs,mm,procs,-,0,$c,ops=$ops rate=$($b awk "BEGIN{printf \"%d\", $ops / ($ns / 1e9)}") cpu_ns=0 wall_ns=$ns"
 		done
 	fi
+	if [ -n "$pcb_logbin" ]; then
+		# Matthew Wilcox's log: one writer appends 64-byte records, N
+		# reader processes pread() recent ones (bench/logreread.c); the
+		# readers' system calls cost UML tens of microseconds each.
+		for c in $pcb_cpus; do
+			$b mkdir -p /mnt/tmpfs/log
+			line=$("$pcb_logbin" -d /mnt/tmpfs/log -f tmpfs -W 1 -R "$c" -D "$pcb_logsec" -w 0.3) ||
+				fail "logreread -R $c"
+			# fs,writers,readers,reads,writes,seconds,reads_per_sec,writes_per_sec
+			set -- $(echo "$line" | $b tr , ' ')
+			ns=$($b awk "BEGIN{printf \"%d\", $6 * 1e9}")
+			echo "ROW,$pcb_label,$pcb_boot,$r,logreread,tmpfs,log,procs,-,64,$c,ops=$4 rate=${7%.*} cpu_ns=0 wall_ns=$ns"
+			$b rm -rf /mnt/tmpfs/log
+		done
+	fi
 	r=$((r + 1))
 done
 echo "VMSTAT,$pcb_label,$pcb_boot,$($b grep '^pgcache' /proc/vmstat | $b tr ' \n' '= ')"
@@ -304,7 +329,7 @@ for boot in $(seq 1 "$BOOTS"); do
 			pcb_label="$label" pcb_boot="$boot" pcb_rounds="$ROUNDS" pcb_ms="$MS" \
 			pcb_cpus="$(commas $CPUS)" pcb_maxcpu="$MAXCPU" pcb_sizes="$(commas $SIZES)" \
 			pcb_fs="$(commas $FSS)" pcb_shapes="$(commas $SHAPES)" pcb_seq="$SEQ" pcb_seqmb="$SEQMB" \
-			pcb_tree="$TREE" pcb_ggruns="$GGRUNS" \
+			pcb_tree="$TREE" pcb_ggruns="$GGRUNS" pcb_logbin="$LOGBIN" pcb_logsec="$LOGSEC" \
 			pcb_ko="$UB/$label-mod/pcbench.ko" </dev/null >"$log" 2>&1 || rc=$?
 		grep -q '^BENCH-DONE' "$log" ||
 			{ tail -15 "$log" >&2; die "[$n/$nboot] $label boot $boot failed (exit $rc, $log)"; }
