@@ -69,7 +69,7 @@ t "scripts parse (bash -n, sh -n, busybox sh -n)" bash -c "
 t "run.sh rejects a missing kernel with a clear error" \
 	output_has "no kernel image /nonexistent" expect 1 env KERNELS=x=/nonexistent OUT="$dir/r" "$HERE/run.sh" --smoke
 t "uml/run.sh parses; rejects --boots 0, --cpus x, a kernel without =REV" bash -c "
-	bash -n '$HERE/uml/run.sh' &&
+	bash -n '$HERE/uml/run.sh' && bash -n '$HERE/uml/device.sh' &&
 	'$HERE/uml/run.sh' --boots 0 --out '$dir/u' 2>&1 | grep -q 'boots wants a positive integer' &&
 	'$HERE/uml/run.sh' --cpus x --out '$dir/u' 2>&1 | grep -q 'cpus wants a positive integer' &&
 	'$HERE/uml/run.sh' --kernels base --out '$dir/u' 2>&1 | grep -q 'LABEL=REV pairs'"

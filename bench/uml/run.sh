@@ -5,7 +5,8 @@
 #   bench/uml/run.sh [--kernels "LABEL=REV ..."] [--cpus "1 2 .."]
 #                    [--boots B] [--rounds R] [--ms T] [--sizes "16 .."]
 #                    [--fs "tmpfs ramfs ext4"] [--shapes "ownfd shared ownfile"]
-#                    [--no-seq] [--no-gitgrep] [--smoke] [--boundaries] [--out DIR]
+#                    [--no-seq] [--no-gitgrep] [--no-logreread] [--smoke]
+#                    [--boundaries] [--out DIR]
 #                    [--no-build] [--no-report]
 #
 # Why UML: these machines have no usable KVM, and QEMU/TCG emulates away the
@@ -34,7 +35,7 @@
 # tmpfs by 1..N processes, 8 greps each, and bench/logreread.c (one writer
 # appending 64-byte records, 1..N readers re-reading recent ones): the
 # real-world workloads, through UML's costly system calls, which bound
-# their ratios (--no-gitgrep leaves both out).  --smoke: 1 boot, 1
+# their ratios (--no-gitgrep, --no-logreread leave them out).  --smoke: 1 boot, 1
 # round, 16 B and 64 KiB, 100 ms points.  --boundaries: base and every
 # patch boundary p1..pN (the last is the whole series), 16 B and 64 KiB,
 # ownfd, no sequential rows (options after it can change that).
@@ -52,7 +53,7 @@ default_cpus() {
 }
 KSPEC="base=$BASE_TAG final=$WORK_BRANCH"
 CPUS=$(default_cpus) BOOTS=2 ROUNDS=3 MS=500 SIZES="16 512 4096 65536 1048576"
-FSS="tmpfs ramfs ext4" SHAPES="ownfd shared ownfile" SEQ=1 GITGREP=1 GGRUNS=8
+FSS="tmpfs ramfs ext4" SHAPES="ownfd shared ownfile" SEQ=1 GITGREP=1 LOGRR=1 GGRUNS=8
 OUT='' REPORT=1 BUILD_UML=1 SMOKE=0 BOUNDARIES=0
 ARGS=("$@")
 while [ $# -gt 0 ]; do
@@ -67,7 +68,8 @@ while [ $# -gt 0 ]; do
 	--shapes) SHAPES=$2; shift ;;
 	--no-seq) SEQ=0 ;;
 	--no-gitgrep) GITGREP=0 ;;
-	--boundaries) BOUNDARIES=1 SIZES="16 65536" SHAPES=ownfd SEQ=0 GITGREP=0 ;;
+	--no-logreread) LOGRR=0 ;;
+	--boundaries) BOUNDARIES=1 SIZES="16 65536" SHAPES=ownfd SEQ=0 GITGREP=0 LOGRR=0 ;;
 	--smoke) SMOKE=1 BOOTS=1 ROUNDS=1 MS=100 SIZES="16 65536" GGRUNS=1 ;;
 	--out) OUT=$2; shift ;;
 	--no-report) REPORT=0 ;;
@@ -92,12 +94,18 @@ for s in $SIZES; do posint --sizes "$s"; [ "$s" -le 1048576 ] || die "--sizes: a
 for f in $FSS; do case $f in tmpfs | ramfs | ext4) ;; *) die "--fs: tmpfs, ramfs or ext4, not '$f'" ;; esac; done
 for s in $SHAPES; do case $s in ownfd | shared | ownfile) ;; *) die "--shapes: ownfd, shared or ownfile, not '$s'" ;; esac; done
 [ "$(uname -m)" = x86_64 ] || die "UML here is built for x86_64 hosts, not $(uname -m)"
-for t in mkfs.ext4 busybox python3; do
+# Prebuilt stand-ins (bench/uml/device.sh, on a machine without them):
+# PCB_BUSYBOX, PCB_EXT4_GZ (an empty ext4 image, gzipped), PCB_LOGBIN,
+# PCB_MODEL_BIN.
+need=python3
+[ -n "${PCB_BUSYBOX:-}" ] || need+=" busybox"
+[ -n "${PCB_EXT4_GZ:-}" ] || need+=" mkfs.ext4"
+for t in $need; do
 	command -v "$t" >/dev/null || die "$t not found (make deps)"
 done
 [ "$MAXCPU" -le "$NCPU" ] ||
 	warn "$MAXCPU virtual CPUs on $NCPU host CPUs: they will time-share (see CPU-eff in the report)"
-BUSYBOX=$(command -v busybox)
+BUSYBOX=${PCB_BUSYBOX:-$(command -v busybox)}
 
 if [ "$BOUNDARIES" = 1 ]; then
 	n=$(kgit rev-list --count "$BASE_TAG..$WORK_BRANCH") || die "no series in $KSRC (make tree)"
@@ -139,11 +147,12 @@ for i in "${!LABELS[@]}"; do
 	if [ "$BUILD_UML" = 0 ]; then
 		[ -x "$obj/linux" ] || die "--no-build: no $obj/linux"
 		COMMITS+=("$(cat "$obj/commit" 2>/dev/null || echo unknown)")
-		if [ "$build" = "$obj" ]; then
+		if [ "$build" = "$obj" ] && [ -f "$obj/.config" ]; then
 			uml_module "$obj" "$TOP/bench/uml/pcbench.c"
 		else
+			[ -f "$obj-mod/pcbench.ko" ] || die "--no-build: no $obj-mod/pcbench.ko"
 			[ "$obj-mod/pcbench.ko" -nt "$TOP/bench/uml/pcbench.c" ] ||
-				die "--no-build: $obj-mod/pcbench.ko is missing or older than pcbench.c"
+				warn "$obj-mod/pcbench.ko is older than bench/uml/pcbench.c (prebuilt)"
 		fi
 		continue
 	fi
@@ -187,7 +196,9 @@ trap 'rm -rf "$RUN"' EXIT
 # The log re-read workload: bench/logreread.c, static (bench/Makefile).
 LOGBIN=''
 [ "$SMOKE" = 1 ] && LOGSEC=1 || LOGSEC=3
-if [ "$GITGREP" = 1 ]; then
+if [ "$LOGRR" = 1 ] && [ -n "${PCB_LOGBIN:-}" ]; then
+	LOGBIN=$PCB_LOGBIN
+elif [ "$LOGRR" = 1 ]; then
 	make -s -C "$TOP/bench" O="$BUILD/bench" "$BUILD/bench/logreread" >"$RUN/bench-build.log" 2>&1 ||
 		{ cat "$RUN/bench-build.log" >&2; die "bench/logreread.c did not build"; }
 	LOGBIN=$BUILD/bench/logreread
@@ -283,9 +294,9 @@ while [ $r -le "$pcb_rounds" ]; do
 			done
 			wait || fail "git grep"
 			t1=$($b cut -d' ' -f1 /proc/uptime)
-			ns=$($b awk "BEGIN{printf \"%d\", ($t1 - $t0) * 1e9}")
+			ns=$($b awk "BEGIN{printf \"%.0f\", ($t1 - $t0) * 1e9}")
 			ops=$((c * pcb_ggruns))
-			echo "ROW,$pcb_label,$pcb_boot,$r,gitgrep,tmpfs,mm,procs,-,0,$c,ops=$ops rate=$($b awk "BEGIN{printf \"%d\", $ops / ($ns / 1e9)}") cpu_ns=0 wall_ns=$ns"
+			echo "ROW,$pcb_label,$pcb_boot,$r,gitgrep,tmpfs,mm,procs,-,0,$c,ops=$ops rate=$($b awk "BEGIN{printf \"%.0f\", $ops / ($ns / 1e9)}") cpu_ns=0 wall_ns=$ns"
 		done
 	fi
 	if [ -n "$pcb_logbin" ]; then
@@ -298,7 +309,7 @@ while [ $r -le "$pcb_rounds" ]; do
 				fail "logreread -R $c"
 			# fs,writers,readers,reads,writes,seconds,reads_per_sec,writes_per_sec
 			set -- $(echo "$line" | $b tr , ' ')
-			ns=$($b awk "BEGIN{printf \"%d\", $6 * 1e9}")
+			ns=$($b awk "BEGIN{printf \"%.0f\", $6 * 1e9}")
 			echo "ROW,$pcb_label,$pcb_boot,$r,logreread,tmpfs,log,procs,-,64,$c,ops=$4 rate=${7%.*} cpu_ns=0 wall_ns=$ns"
 			$b rm -rf /mnt/tmpfs/log
 		done
@@ -314,6 +325,8 @@ chmod +x "$RUN/guest.sh"
 # Lists travel comma-separated: the kernel splits its command line at spaces.
 commas() { local IFS=,; echo "$*"; }
 echo "kernel,boot,round,test,fs,file,shape,mode,len,cpus,ops,rate,cpu_ns,wall_ns" >"$OUT/uml.csv"
+# UML backs its memory with a file in TMPDIR: a tmpfs, unless PCB_TMPDIR says.
+UML_TMP=${PCB_TMPDIR:-/dev/shm}
 : >"$OUT/vmstat.txt"
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
 T0=$SECONDS nboot=$((BOOTS * ${#LABELS[@]})) n=0
@@ -321,9 +334,13 @@ for boot in $(seq 1 "$BOOTS"); do
 	for i in "${!LABELS[@]}"; do
 		label=${LABELS[$i]} n=$((n + 1))
 		log=$OUT/logs/$label-boot$boot.log
-		uml_ext4_image "$RUN/ext4.img" $((64 + 3 * MAXCPU))M
+		if [ -n "${PCB_EXT4_GZ:-}" ]; then
+			gzip -dc "$PCB_EXT4_GZ" >"$RUN/ext4.img" || die "cannot unpack $PCB_EXT4_GZ"
+		else
+			uml_ext4_image "$RUN/ext4.img" $((64 + 3 * MAXCPU))M
+		fi
 		t=$SECONDS rc=0
-		TMPDIR=/dev/shm timeout -s KILL 3600 "$UB/$label/linux" mem=2G ncpus="$MAXCPU" seccomp=on \
+		TMPDIR=$UML_TMP timeout -s KILL 3600 "$UB/$label/linux" mem=2G ncpus="$MAXCPU" seccomp=on \
 			rootfstype=hostfs rootflags=/ ro init="$RUN/guest.sh" \
 			con=null con0=null,fd:1 ubd0="$RUN/ext4.img" umid="pcb$$" uml_dir="$RUN" \
 			pcb_label="$label" pcb_boot="$boot" pcb_rounds="$ROUNDS" pcb_ms="$MS" \
@@ -335,7 +352,11 @@ for boot in $(seq 1 "$BOOTS"); do
 			{ tail -15 "$log" >&2; die "[$n/$nboot] $label boot $boot failed (exit $rc, $log)"; }
 		# ROW,...,ops=A rate=B cpu_ns=C wall_ns=D min_ops=.. max_ops=..
 		sed -n 's/^ROW,//p' "$log" |
-			sed 's/ops=\([0-9]*\) rate=\([0-9]*\) cpu_ns=\([0-9]*\) wall_ns=\([0-9]*\).*/\1,\2,\3,\4/' >>"$OUT/uml.csv"
+			sed 's/ops=\([0-9]*\) rate=\([0-9]*\) cpu_ns=\([0-9]*\) wall_ns=\([0-9]*\).*/\1,\2,\3,\4/' >"$RUN/rows.csv"
+		bad=$(awk -F, 'NF != 14 || $11 !~ /^[0-9]+$/ || $12 !~ /^[0-9]+$/ ||
+			$13 !~ /^[0-9]+$/ || $14 !~ /^[0-9]+$/' "$RUN/rows.csv" | head -1)
+		[ -z "$bad" ] || die "[$n/$nboot] $label boot $boot: a row that does not parse: $bad ($log)"
+		cat "$RUN/rows.csv" >>"$OUT/uml.csv"
 		grep '^VMSTAT,' "$log" >>"$OUT/vmstat.txt" || true
 		note "uml: [$n/$nboot] boot $boot, $label: $(grep -c '^ROW,' "$log") points ($((SECONDS - t)) s)"
 	done
@@ -346,12 +367,13 @@ load1=$(cut -d' ' -f1-3 /proc/loadavg)
 # against the lockless copy of mm/filemap_fast.h, 1..N threads on one folio,
 # reads of 16 to 512 bytes, MODEL_RUNS runs (a column of its own in the CSV).
 MODEL=$TOP/tools/testing/pagecache-model
-if [ "$SMOKE" != 1 ] && [ -f "$TOP/build/linux/mm/filemap_fast.h" ]; then
+MODEL_BIN=${PCB_MODEL_BIN:-$TOP/build/model/pagecache-model-bench}
+if [ "$SMOKE" != 1 ] && { [ -n "${PCB_MODEL_BIN:-}" ] || [ -f "$TOP/build/linux/mm/filemap_fast.h" ]; }; then
 	note "model bench: refcount vs lockless copy on the host's $NCPU CPUs, ${MODEL_RUNS:-3} runs"
-	if make -s -C "$MODEL" KSRC="$TOP/build/linux" O="$TOP/build/model" \
+	if [ -n "${PCB_MODEL_BIN:-}" ] || make -s -C "$MODEL" KSRC="$TOP/build/linux" O="$TOP/build/model" \
 		"$TOP/build/model/pagecache-model-bench" >"$OUT/model-bench.log" 2>&1; then
 		for run in $(seq 1 "${MODEL_RUNS:-3}"); do
-			"$TOP/build/model/pagecache-model-bench" -b -d "${MODEL_SECONDS:-2}" \
+			"$MODEL_BIN" -b -d "${MODEL_SECONDS:-2}" \
 				-t "$NCPU" -l 16,64,256,512 2>>"$OUT/model-bench.log" |
 				awk -v run="$run" \
 					'NR == 1 { if (run == 1) print "run," $0; next } { print run "," $0 }' ||
@@ -361,7 +383,6 @@ if [ "$SMOKE" != 1 ] && [ -f "$TOP/build/linux/mm/filemap_fast.h" ]; then
 		note "model bench: build failed ($OUT/model-bench.log)"
 	fi
 fi
-
 
 # The series measured: its patches without the cover letter (which quotes
 # the results), as bench/series-hash.sh computes it.
