@@ -547,6 +547,15 @@ def uml_plot(resdir, res, base, patched, fss):
     return "![efficiency against CPUs, 16 B ownfd reads](uml-eff.png)"
 
 
+def uml_rates(res, keys, kernels):
+    """A table of read rows (fs, read size, CPUs) with each kernel's rate."""
+    head = ["fs", "read", "CPUs"] + [f"{k} ops/s" for k in kernels]
+    body = [[key[1], size(key[5]), key[6]] +
+            [fmt_rate(res[key][k]["rate"]) if k in res[key] else "-" for k in kernels]
+            for key in keys]
+    return table(head, body)
+
+
 def uml_realworld(res, kernels, base, others, blind, test, unit, title, what):
     """A table of one real-world workload of uml.csv (gitgrep, logreread):
     N processes in the UML guest, rate per kernel, eff, ratio."""
@@ -668,11 +677,7 @@ def uml_report(resdir, rows, meta, kernels, base, plots=True):
     if headline:
         md += ["### Headline: 16 B and 64 KiB reads, fd per thread, the most CPUs", ""]
         if blind:
-            head = ["fs", "read", "CPUs"] + [f"{k} ops/s" for k in pair]
-            body = [[key[1], size(key[5]), key[6]] +
-                    [fmt_rate(res[key][k]["rate"]) if k in res[key] else "-"
-                     for k in pair] for key in headline]
-            md += table(head, body) + ["", f"({BLIND}.)", ""]
+            md += uml_rates(res, headline, pair) + ["", f"({BLIND}.)", ""]
         else:
             head = ["fs", "read", "CPUs"] + [f"{k} {c}" for k in pair
                                              for c in ("eff", "CPU-eff")]
@@ -708,7 +713,7 @@ def uml_report(resdir, rows, meta, kernels, base, plots=True):
         md += ["### Sequential reads, one reader (written, fallocated and sparse files)", ""]
         md += table(head, body) + [""]
 
-    # 4b. git grep over a source tree on tmpfs by N processes
+    # 4b. the real-world workloads: git grep, the log re-read
     for test, unit, title, what in (
             ("gitgrep", "greps/s", "git grep over a kernel source directory on tmpfs, "
              "N processes", "Each process greps the tree in a loop, one thread each"),
@@ -721,17 +726,14 @@ def uml_report(resdir, rows, meta, kernels, base, plots=True):
     if len(kernels) > 2 and headline:
         md += ["### Every kernel against the base: the headline rows", ""]
         if blind:
-            head = ["fs", "read", "CPUs"] + [f"{k} ops/s" for k in kernels]
-            body = [[key[1], size(key[5]), key[6]] +
-                    [fmt_rate(res[key][k]["rate"]) if k in res[key] else "-"
-                     for k in kernels] for key in headline]
+            md += uml_rates(res, headline, kernels) + [""]
         else:
             head = ["fs", "read", "CPUs", f"{base} ops/s"] + [f"{k}/{base}" for k in others]
             body = [[key[1], size(key[5]), key[6],
                      fmt_rate(res[key].get(base, {}).get("rate"))] +
                     [fmt_paired(res[key].get(k, {}).get("ratio")) for k in others]
                     for key in headline]
-        md += table(head, body) + [""]
+            md += table(head, body) + [""]
 
     # 6. the plot
     if plots and fss:

@@ -18,10 +18,10 @@ Exit status 1 with the list of stale or untraceable quotes; 0 with one line
 otherwise.
 """
 
-import hashlib
 import json
 import os
 import re
+import subprocess
 import sys
 
 NUM = re.compile(r"(?<![\w.])\d+\.\d{2}(?![\d])")
@@ -29,15 +29,11 @@ FOLDER = re.compile(r"results/([0-9]{8}T[0-9]{6}Z[\w-]*)")
 
 
 def series_hash(top):
-    pdir = os.path.join(top, "patches")
-    h = hashlib.sha256()
-    with open(os.path.join(pdir, "series")) as f:
-        for name in f.read().split():
-            if name.startswith("0000-cover-letter"):
-                continue
-            with open(os.path.join(pdir, name), "rb") as p:
-                h.update(p.read())
-    return h.hexdigest()[:16]
+    """bench/series-hash.sh, the hash that bench/uml/run.sh records."""
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    return subprocess.run([os.path.join(here, "bench", "series-hash.sh"),
+                           os.path.join(top, "patches")],
+                          check=True, capture_output=True, text=True).stdout.strip()
 
 
 def section(text, start, end_re):

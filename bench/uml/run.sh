@@ -334,11 +334,7 @@ for boot in $(seq 1 "$BOOTS"); do
 	for i in "${!LABELS[@]}"; do
 		label=${LABELS[$i]} n=$((n + 1))
 		log=$OUT/logs/$label-boot$boot.log
-		if [ -n "${PCB_EXT4_GZ:-}" ]; then
-			gzip -dc "$PCB_EXT4_GZ" >"$RUN/ext4.img" || die "cannot unpack $PCB_EXT4_GZ"
-		else
-			uml_ext4_image "$RUN/ext4.img" $((64 + 3 * MAXCPU))M
-		fi
+		uml_ext4_image "$RUN/ext4.img" $((64 + 3 * MAXCPU))M
 		t=$SECONDS rc=0
 		TMPDIR=$UML_TMP timeout -s KILL 3600 "$UB/$label/linux" mem=2G ncpus="$MAXCPU" seccomp=on \
 			rootfstype=hostfs rootflags=/ ro init="$RUN/guest.sh" \
