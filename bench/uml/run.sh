@@ -257,7 +257,8 @@ pt() {
 	echo "ROW,$pcb_label,$pcb_boot,$1,$2,$3,$4,$5,$6,$7,$8,$($b cat $P/result)"
 }
 # warm-up, discarded (the first run after boot is slow)
-pt 0 read tmpfs hot ownfd zero 16 1 >/dev/null
+set -- $pcb_fs
+pt 0 read "$1" hot ownfd zero 16 1 >/dev/null
 pt 0 atomic - - shared - 0 "$pcb_maxcpu" >/dev/null
 r=1
 while [ $r -le "$pcb_rounds" ]; do
