@@ -4,7 +4,7 @@ S := scripts
 CONFIG ?= guest
 
 .PHONY: help deps tree export export-check build build-base build-debug \
-	boundaries vm check check-debug test-workbench clean distclean \
+	boundaries vm check check-debug check-many test-workbench clean distclean \
 	sync sync-selftests selftests mutants model model-check model-bench \
 	lint bench bench-guest bench-smoke kvm-bundle send-check send
 
@@ -14,6 +14,9 @@ help:
 	@echo "  make check         the test entry: deps, tree, W=1 at every patch"
 	@echo "                     boundary, final kernel, boot, tests; ends 'N passed, N failed'"
 	@echo "  make check-debug   the same on the debug config (KASAN, DEBUG_PAGEALLOC, lockdep)"
+	@echo "  make check-many    the patched kernel on 64 CPUs: QEMU/TCG debug and PREEMPT_RT"
+	@echo "                     guests, UML SMP; races, deferral storm, CPU hotplug, KUnit"
+	@echo "                     (about N min here; MANY_ARGS='--help'); results/<stamp>-many"
 	@echo "  make deps          install missing Debian packages"
 	@echo "  make tree          build/linux: Debian linux-source-7.3 (trixie-backports)"
 	@echo "                     as tag 'base', patches/ applied with git am onto branch 'work'"
@@ -65,6 +68,8 @@ check:
 	$(S)/check.sh
 check-debug:
 	CONFIG=debug $(S)/check.sh
+check-many: tree
+	$(S)/many.sh $(MANY_ARGS)
 test-workbench:
 	tests/workbench/test_scan.py && tests/workbench/test_series.sh && tests/workbench/test_mutants.sh && tests/workbench/test_provenance.sh
 clean:

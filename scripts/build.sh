@@ -3,7 +3,8 @@
 # build/linux) with configs/CONFIG.config fragments, in the object directory
 # build/obj/CONFIG, and install it as build/images/LABEL/CONFIG/bzImage.
 #
-# CONFIG is "guest" or "debug" (debug = guest + debug fragments).  The
+# CONFIG is "guest", "debug" (guest + debug fragments) or "rt" (guest +
+# PREEMPT_RT, for make check-many).  The
 # kernel's own sources are checked out in a separate worktree
 # (build/linux-build) so that a developer's checkout in build/linux is never
 # disturbed.  ccache is used when installed; W=1 is not used for the full
@@ -19,15 +20,19 @@ IMG=$BUILD/images/$label/$cfg
 JOBS=${JOBS:-$(nproc)}
 
 fragments() {
-	case "$cfg" in
-	guest) echo "$TOP/configs/guest.config" ;;
-	debug) echo "$TOP/configs/guest.config $TOP/configs/debug.config" ;;
-	*) die "unknown config '$cfg' (guest or debug)" ;;
-	esac
+	echo "$TOP/configs/guest.config"
 	# The selftests' own requirements, once the series carries them.
 	if [ -f "$WT/tools/testing/selftests/pagecache/config" ]; then
 		echo "$WT/tools/testing/selftests/pagecache/config"
 	fi
+	# The variant comes after them: it may turn off what PREEMPT_RT
+	# excludes (THP).
+	case "$cfg" in
+	guest) ;;
+	debug) echo "$TOP/configs/debug.config" ;;
+	rt) echo "$TOP/configs/rt.config" ;;
+	*) die "unknown config '$cfg' (guest, debug or rt)" ;;
+	esac
 	echo "$OBJ/series.config"
 }
 
@@ -58,6 +63,9 @@ checkout() {
 # dependency) is an error, not a surprise at boot.
 verify_config() {
 	local frag line sym want have bad=0
+	local -A wants froms
+	local -a order=()
+	# The last fragment that names a symbol decides its value.
 	for frag in $(fragments); do
 		while IFS= read -r line; do
 			case "$line" in
@@ -65,16 +73,21 @@ verify_config() {
 			'# CONFIG_'*' is not set') sym=${line#\# } sym=${sym%% *} want=n ;;
 			*) continue ;;
 			esac
-			have=$(grep -E "^$sym=|^# $sym is not set" "$OBJ/.config" | head -1 || true)
-			case "$have" in
-			"$sym="*) have=${have#*=} ;;
-			*) have=n ;;
-			esac
-			if [ "$have" != "$want" ]; then
-				warn "$sym: requested $want by ${frag##*/}, got $have"
-				bad=1
-			fi
+			[ -n "${wants[$sym]+set}" ] || order+=("$sym")
+			wants[$sym]=$want froms[$sym]=${frag##*/}
 		done <"$frag"
+	done
+	for sym in "${order[@]}"; do
+		want=${wants[$sym]}
+		have=$(grep -E "^$sym=|^# $sym is not set" "$OBJ/.config" | head -1 || true)
+		case "$have" in
+		"$sym="*) have=${have#*=} ;;
+		*) have=n ;;
+		esac
+		if [ "$have" != "$want" ]; then
+			warn "$sym: requested $want by ${froms[$sym]}, got $have"
+			bad=1
+		fi
 	done
 	[ $bad = 0 ] || die "config '$cfg' does not satisfy its fragments (see above)"
 }

@@ -4,7 +4,8 @@
 #          with the base kernel tree's kselftest headers and lib.mk, in
 #          build/ksft, against the host's libc headers.
 #   run:   run every test program of the suite (TAP), on whatever kernel
-#          this runs on: the host's, or a guest's through scripts/vm.
+#          this runs on: the host's, or a guest's through scripts/vm
+#          ($PAGECACHE_PROGS="counters races" runs only those).
 #          Exit status 0 only if every program passed (skips allowed).
 . "$(dirname "$0")/lib.sh"
 
@@ -31,16 +32,50 @@ run() {
 	local prog rc=0 t0
 	[ -d "$KSFT/pagecache" ] || die "selftests not built (scripts/selftests.sh build)"
 	cd "$KSFT/pagecache"
-	note "selftests on $(uname -r), fast path: $(cat /proc/sys/vm/pagecache_fast_read 2>/dev/null || echo 'not in this kernel')"
+	note "selftests on $(uname -r), $(grep -c '^processor' /proc/cpuinfo) CPUs in /proc/cpuinfo, fast path: $(cat /proc/sys/vm/pagecache_fast_read 2>/dev/null || echo 'not in this kernel')"
 	for prog in $(env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS make -s -f - print KHDR_INCLUDES= <<<'include Makefile
 print: ; @echo $(TEST_GEN_PROGS)'); do
 		prog=${prog##*/}
+		# PAGECACHE_PROGS="counters races": only those programs.
+		case " ${PAGECACHE_PROGS:-$prog} " in *" $prog "*) ;; *) continue ;; esac
 		t0=$SECONDS
 		echo "# $prog"
 		if ! "./$prog"; then
 			rc=1
 		fi
 		echo "# $prog: $((SECONDS - t0)) s"
+	done
+	kunit_results || rc=1
+	return $rc
+}
+
+# The series' KUnit tests ran at boot where the kernel has them built in
+# (the rt config): one TAP line per case, from debugfs.
+kunit_results() {
+	local dbg=/sys/kernel/debug/kunit suite res line rc=0
+	[ -d "$dbg" ] || mount -t debugfs none /sys/kernel/debug 2>/dev/null || true
+	if [ ! -d "$dbg/rcu_free" ]; then
+		if zcat /proc/config.gz 2>/dev/null | grep -qx 'CONFIG_PAGECACHE_RCU_FREE_KUNIT_TEST=y'; then
+			echo "not ok - kunit rcu_free: built in, but no results in $dbg (kunit.enable=0?)"
+			return 1
+		fi
+		return 0
+	fi
+	for suite in rcu_free; do
+		res=$dbg/$suite/results
+		echo "# kunit $suite (ran at boot):"
+		sed 's/^/#   /' "$res"
+		if ! grep -qE '^[[:space:]]+(not )?ok [0-9]+ ' "$res"; then
+			echo "not ok - kunit $suite: no results"
+			rc=1
+			continue
+		fi
+		while read -r line; do
+			case "$line" in
+			"not ok "*) echo "not ok - kunit $suite.${line#not ok [0-9]* }"; rc=1 ;;
+			"ok "*) echo "ok - kunit $suite.${line#ok [0-9]* }" ;;
+			esac
+		done <<<"$(grep -E '^[[:space:]]+(not )?ok [0-9]+ ' "$res")"
 	done
 	return $rc
 }

@@ -3,14 +3,18 @@
  * Observability of the page-cache read fast path: hot reads move the hit
  * counter, reads of a fresh file do not, and after a storm of truncates
  * and cache drops the RCU-deferred and RCU-freed folio counters balance
- * again within a few seconds.  Skips on kernels without the counters.
+ * again within a few seconds, also when CPUs went offline and online
+ * during the storm.  Skips on kernels without the counters.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../kselftest_harness.h"
@@ -256,6 +260,161 @@ TEST_F_TIMEOUT(cnt, rcu_balance, 120)
 	ASSERT_GE(inflight0 + CNT_SLACK, inflight)
 		TH_LOG("%s - %s did not come back to balance within %.0fs",
 		       PC_VMSTAT_RCU_DEFERRED, PC_VMSTAT_RCU_FREED, wait);
+}
+
+#define HP_MAX_CPUS	1024
+
+/* CPU @cpu exists; *online and *pluggable say more. */
+static bool hp_cpu(int cpu, bool *online, bool *pluggable)
+{
+	char path[96], buf[16];
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d", cpu);
+	if (access(path, F_OK))
+		return false;
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online",
+		 cpu);
+	*pluggable = !access(path, W_OK);
+	*online = !*pluggable || (!pc_read_file(path, buf, sizeof(buf)) &&
+				  buf[0] == '1');
+	return true;
+}
+
+static int hp_set(int cpu, bool online)
+{
+	char path[96];
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online",
+		 cpu);
+	return pc_write_file(path, online ? "1\n" : "0\n");
+}
+
+/*
+ * One storm process per CPU: hot files truncated and deleted, bound to
+ * @cpu whenever it is online, so that every CPU's chain fills while CPUs
+ * come and go.
+ */
+static void hp_storm(FIXTURE_DATA(cnt) *self, int cpu)
+{
+	size_t len = 16 * 4096;
+	char tag[32], path[512];
+	cpu_set_t set;
+	int i, fd;
+
+	snprintf(tag, sizeof(tag), "hp%d", cpu);
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	for (i = 0;; i++) {
+		/* Fails while @cpu is offline: run where the kernel put us. */
+		sched_setaffinity(0, sizeof(set), &set);
+		fd = pc_backing_create(&self->b, tag, 0, path, sizeof(path));
+		if (fd < 0)
+			_exit(1);
+		if (pc_write_pattern(fd, 0, len, PC_MAGIC_DATA, 3, 1) ||
+		    pread(fd, self->buf, len, 0) != (ssize_t)len ||
+		    pread(fd, self->buf, len, 0) != (ssize_t)len ||
+		    ftruncate(fd, i & 1 ? 0 : 4097))
+			_exit(1);
+		if (path[0])
+			unlink(path);
+		close(fd);
+	}
+}
+
+/*
+ * CPU hotplug while folios are deferred and freed: one storm process per
+ * online CPU while the CPUs that can go offline do so and come back, in a
+ * loop.  Then, with them offline, the storms stop, and the deferred and
+ * freed counters must meet exactly: the chain of a CPU that went offline
+ * was freed (a lost one keeps them apart) and nothing was freed twice
+ * (freed would run ahead; DEBUG_VM and KASAN would report it).
+ */
+TEST_F_TIMEOUT(cnt, cpu_hotplug, 600)
+{
+	static int cpus[HP_MAX_CPUS], victims[HP_MAX_CPUS];
+	static pid_t pids[HP_MAX_CPUS];
+	int nr_cpus = 0, nr_victims = 0, cycles = 0, nr_off = 0;
+	double end, start, wait = 10 * (pc_race_seconds() / 2 + 1);
+	uint64_t d0, f0, d, f;
+	bool online, pluggable, balanced = false;
+	int cpu, i, status, failed = 0;
+
+	if (!pc_is_root())
+		SKIP(return, "CPU hotplug needs root");
+	for (cpu = 0; cpu < HP_MAX_CPUS; cpu++) {
+		if (!hp_cpu(cpu, &online, &pluggable) || !online)
+			continue;
+		cpus[nr_cpus++] = cpu;
+		if (pluggable)
+			victims[nr_victims++] = cpu;
+	}
+	/* One CPU stays online, whatever the sysfs files allow. */
+	if (nr_victims == nr_cpus)
+		nr_victims--;
+	if (nr_victims < 1)
+		SKIP(return, "no CPU can go offline (%d online; needs CONFIG_HOTPLUG_CPU, two CPUs and root)",
+		     nr_cpus);
+
+	d0 = cnt_get(_metadata, PC_VMSTAT_RCU_DEFERRED);
+	f0 = cnt_get(_metadata, PC_VMSTAT_RCU_FREED);
+	for (i = 0; i < nr_cpus; i++) {
+		pids[i] = fork();
+		ASSERT_LE(0, pids[i]);
+		if (!pids[i])
+			hp_storm(self, cpus[i]);
+	}
+	/*
+	 * Each cycle takes every other victim offline (all of them on odd
+	 * cycles), then brings them back; the last cycle leaves them off.
+	 */
+	end = pc_now() + pc_race_seconds();
+	do {
+		nr_off = 0;
+		for (i = 0; i < nr_victims; i++)
+			if (((cycles & 1) || !(i & 1)) &&
+			    !hp_set(victims[i], false))
+				nr_off++;
+		usleep(20000);
+		cycles++;
+		if (pc_now() >= end)
+			break;
+		for (i = 0; i < nr_victims; i++)
+			hp_set(victims[i], true);
+		usleep(20000);
+	} while (1);
+
+	for (i = 0; i < nr_cpus; i++)
+		kill(pids[i], SIGKILL);
+	for (i = 0; i < nr_cpus; i++) {
+		waitpid(pids[i], &status, 0);
+		if (!WIFSIGNALED(status))
+			failed++;
+	}
+	/* With the victims still offline: every chain must be freed. */
+	start = pc_now();
+	do {
+		d = cnt_get(_metadata, PC_VMSTAT_RCU_DEFERRED);
+		f = cnt_get(_metadata, PC_VMSTAT_RCU_FREED);
+		if (d == f) {
+			balanced = true;
+			break;
+		}
+		usleep(10000);
+	} while (pc_now() - start < wait);
+	for (i = 0; i < nr_victims; i++)
+		hp_set(victims[i], true);
+	ksft_print_msg("%s: %d CPUs online, %d hotpluggable; %d cycles, %d offline at the end; %s +%llu %s +%llu; in flight %lld after %.2fs\n",
+		       self->b.name, nr_cpus, nr_victims, cycles, nr_off,
+		       PC_VMSTAT_RCU_DEFERRED, (unsigned long long)(d - d0),
+		       PC_VMSTAT_RCU_FREED, (unsigned long long)(f - f0),
+		       (long long)(d - f), pc_now() - start);
+	ASSERT_EQ(0, failed) TH_LOG("%d storm processes failed", failed);
+	ASSERT_LT(0, nr_off) TH_LOG("no CPU went offline");
+	ASSERT_LT(0, d - d0) TH_LOG("no folio freed through RCU during the storm");
+	ASSERT_TRUE(balanced)
+		TH_LOG("%s - %s is %lld, not 0, %.0fs after the storm with %d CPUs offline",
+		       PC_VMSTAT_RCU_DEFERRED, PC_VMSTAT_RCU_FREED,
+		       (long long)(d - f), wait, nr_off);
 }
 
 TEST_HARNESS_MAIN

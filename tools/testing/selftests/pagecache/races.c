@@ -12,7 +12,8 @@
  * another file are an information leak ("foreign"); anything else is
  * "never valid".  Both must be zero.
  *
- * Every race runs for PAGECACHE_RACE_SECONDS (default 2) seconds.
+ * Every race runs for PAGECACHE_RACE_SECONDS (default 2) seconds, with
+ * PAGECACHE_READERS (default 2, at most 256) reader threads.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -45,7 +46,7 @@
 #define MPOL_MF_MOVE_ALL (1 << 2)
 #endif
 
-#define NR_READERS	2
+#define MAX_READERS	256
 #define MAX_OPS		6
 #define MAX_FILES	64
 #define SECRET_FID	0x5ec7
@@ -867,9 +868,19 @@ static void race_prepare(struct __test_metadata *_metadata, struct race *rc)
 	}
 }
 
+/* Reader threads per race: PAGECACHE_READERS, default 2. */
+static int race_nr_readers(void)
+{
+	const char *env = getenv("PAGECACHE_READERS");
+	int n = env && *env ? atoi(env) : 2;
+
+	return n < 1 ? 1 : n > MAX_READERS ? MAX_READERS : n;
+}
+
 static void race_run(struct __test_metadata *_metadata, struct race *rc)
 {
-	struct reader rd[NR_READERS];
+	static struct reader rd[MAX_READERS];
+	int nr_readers = race_nr_readers();
 	struct mutator mu[2];
 	double secs = pc_race_seconds();
 	int i, nr_mu = 1, live = 0;
@@ -889,7 +900,7 @@ static void race_run(struct __test_metadata *_metadata, struct race *rc)
 		SKIP(return, "no usable operation (%s)", opsbuf);
 	}
 
-	for (i = 0; i < NR_READERS; i++) {
+	for (i = 0; i < nr_readers; i++) {
 		rd[i].rc = rc;
 		rd[i].idx = i;
 		ASSERT_EQ(0, pthread_create(&rd[i].thread, NULL, reader_fn,
@@ -908,7 +919,7 @@ static void race_run(struct __test_metadata *_metadata, struct race *rc)
 			usleep(20000);
 	}
 	__atomic_store_n(&rc->stop, 1, __ATOMIC_RELEASE);
-	for (i = 0; i < NR_READERS; i++)
+	for (i = 0; i < nr_readers; i++)
 		pthread_join(rd[i].thread, NULL);
 	for (i = 0; i < nr_mu; i++)
 		pthread_join(mu[i].thread, NULL);
@@ -924,8 +935,9 @@ static void race_run(struct __test_metadata *_metadata, struct race *rc)
 			n += snprintf(opsbuf + n, sizeof(opsbuf) - n, " %s=%llu",
 				      op->name, (unsigned long long)op->done);
 	}
-	ksft_print_msg("%s: %.1fs, %llu reads (%llu short), %llu MiB; ops:%s\n",
-		       rc->b->name, secs, (unsigned long long)rc->reads,
+	ksft_print_msg("%s: %.1fs, %d readers, %llu reads (%llu short), %llu MiB; ops:%s\n",
+		       rc->b->name, secs, nr_readers,
+		       (unsigned long long)rc->reads,
 		       (unsigned long long)rc->short_reads,
 		       (unsigned long long)(rc->bytes >> 20), opsbuf);
 	ksft_print_msg("words: current=%llu stale=%llu zero=%llu shifted=%llu foreign=%llu never-valid=%llu\n",

@@ -1,0 +1,176 @@
+#!/usr/bin/env bash
+# make check-many: the patched kernel on many CPUs (64 by default), where
+# the per-CPU deferral chains, the drain that walks every CPU, the CPU
+# hotplug callback and the per-CPU counters meet their hard cases.
+#
+#   qemu-debug  QEMU/TCG -smp N, the debug config (KASAN, DEBUG_PAGEALLOC,
+#               DEBUG_VM, lockdep/PROVE_RCU): the counters tests, among them
+#               the deferral storm (rcu_balance) and cpu_hotplug (one storm
+#               process per CPU while N-1 CPUs go offline and online in a
+#               loop; deferred and freed must meet exactly with them
+#               offline), then the races with one reader thread per CPU.
+#   qemu-rt     the same on the rt config (PREEMPT_RT, lockdep, KUnit):
+#               also the series' KUnit test of mm/rcu_free.c at boot (the
+#               chain of a CPU going offline, the drain of every CPU).
+#   uml         User-Mode Linux SMP, ncpus=N: real host threads, so truly
+#               parallel CPUs (UML has no CPU hotplug: cpu_hotplug skips).
+#               The kernel is make bench's patched UML kernel.
+#
+# Multi-threaded TCG on a 2-core host is slow but correct; no timing
+# from here means anything.  Each guest's console is scanned for splats
+# (WARNING, KASAN, lockdep, RCU stalls, hung tasks) by scripts/vm.
+# Results: results/<stamp>-many/ (metadata.json, summary.md, logs/).
+#
+#   many.sh [--cpus N] [--seconds S] [--only 'qemu-debug qemu-rt uml'] [--out DIR]
+. "$(dirname "$0")/lib.sh"
+
+CPUS=64 SECS=4 ONLY="qemu-debug qemu-rt uml" OUT=''
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--cpus) CPUS=$2; shift 2 ;;
+	--seconds) SECS=$2; shift 2 ;;
+	--only) ONLY=$2; shift 2 ;;
+	--out) OUT=$2; shift 2 ;;
+	-h|--help) sed -n '2,/^\. /p' "$0" | sed 's/^# \{0,1\}//;$d'; exit 0 ;;
+	*) die "unknown option '$1' (--help)" ;;
+	esac
+done
+case "$CPUS" in ''|*[!0-9]*) die "--cpus wants a number" ;; esac
+[ "$CPUS" -ge 2 ] && [ "$CPUS" -le 64 ] || die "--cpus: 2..64 (NR_CPUS of the guest configs)"
+STAMP=$(date -u +%Y%m%dT%H%M%SZ)
+OUT=${OUT:-$TOP/results/$STAMP-many}
+mkdir -p "$OUT/logs"
+T0=$SECONDS
+PASS=0 FAIL=0
+
+"$TOP/scripts/selftests.sh" build >/dev/null
+
+# verdict NAME LOG RC: one TAP line for a run, and its numbers in summary.
+verdict() {
+	local name=$1 log=$2 rc=$3 nf
+	nf=$(grep -cE '^not ok ' "$log" || true)
+	if [ "$rc" = 0 ] && [ "$nf" = 0 ]; then
+		PASS=$((PASS + 1))
+		echo "ok - $name ($(grep -m1 -o '[0-9]* CPUs in /proc/cpuinfo' "$log" || echo '? CPUs'))"
+	else
+		FAIL=$((FAIL + 1))
+		echo "not ok - $name: exit $rc, $nf failed ($log)"
+		grep -E '^not ok |^vm: error|^vm:   ' "$log" | head -8
+	fi
+	{
+		echo "## $name: exit $rc, $(grep -cE '^ok ' "$log" || true) ok, $nf not ok"
+		echo
+		echo '```'
+		grep -E 'CPUs in /proc/cpuinfo|^not ok |^# .*(cycles|in flight|readers|foreign=)|^ok - kunit|^pgcache_rcu|^vm: (command|error)' "$log" |
+			sed 's/^# //' | head -200
+		echo '```'
+		echo
+	} >>"$OUT/summary.md"
+}
+
+# qemu NAME CONFIG: build the final kernel of CONFIG, boot it with $CPUS
+# CPUs and run the counters and races programs.
+qemu() {
+	local name=$1 cfg=$2 log=$OUT/logs/$1.log rc=0 t=$SECONDS
+	"$TOP/scripts/build.sh" "$cfg" "$WORK_BRANCH" final >"$OUT/logs/$name-build.log" 2>&1 ||
+		{ FAIL=$((FAIL + 1)); echo "not ok - $name: build failed ($OUT/logs/$name-build.log)"; return; }
+	"$TOP/scripts/vm" --kernel "$BUILD/images/final/$cfg/bzImage" --quiet \
+		--cpus "$CPUS" --numa 2 --mem 4G --swap 256 --disk ext4 --disk xfs \
+		--timeout "${MANY_TIMEOUT:-3600}" --console-log "$OUT/logs/$name-console.log" \
+		--append "movablecore=25% rcupdate.rcu_cpu_stall_timeout=60" -- \
+		env PAGECACHE_PROGS="counters races" PAGECACHE_READERS="$CPUS" \
+		PAGECACHE_RACE_SECONDS="$SECS" PAGECACHE_OFFLINE=1 \
+		sh -c "'$TOP/scripts/selftests.sh' run; rc=\$?; grep pgcache_rcu /proc/vmstat; exit \$rc" \
+		>"$log" 2>&1 || rc=$?
+	verdict "$name: QEMU/TCG -smp $CPUS, $cfg config ($((SECONDS - t)) s)" "$log" "$rc"
+}
+
+# The UML guest's init: the host's / read-only over hostfs, busybox only.
+uml() {
+	local log=$OUT/logs/uml.log rc=0 t=$SECONDS ub=$BUILD/uml run
+	. "$TOP/bench/uml/lib.sh"
+	[ -x "$ub/final/linux" ] ||
+		{ FAIL=$((FAIL + 1)); echo "not ok - uml: no $ub/final/linux (make bench, or bench/uml/run.sh --smoke, builds it)"; return; }
+	command -v busybox >/dev/null || die "busybox not found (make deps)"
+	run=$(mktemp -d "$BUILD/many-uml.XXXXXX")
+	sed "s|@BUSYBOX@|$(command -v busybox)|;s|@KSFT@|$BUILD/ksft/pagecache|" >"$run/init.sh" <<'EOF'
+#!@BUSYBOX@ sh
+b=@BUSYBOX@
+$b mount -t proc proc /proc
+$b mount -t sysfs sys /sys
+$b mount -t tmpfs tmp /tmp
+$b mount -t tmpfs mnt /mnt
+$b mkdir /mnt/ext4
+$b mount -t ext4 /dev/ubda /mnt/ext4 || echo "many: no ext4 on /dev/ubda"
+echo "many: $($b grep -c '^processor' /proc/cpuinfo) CPUs in /proc/cpuinfo, $($b uname -r)"
+cd @KSFT@ || echo "many: no @KSFT@"
+rc=0
+for p in counters races; do
+	echo "# $p"
+	PAGECACHE_EXT4_DIR=/mnt/ext4 PAGECACHE_READERS=$many_cpus PAGECACHE_RACE_SECONDS=$many_secs ./$p || rc=1
+done
+$b grep pgcache_rcu /proc/vmstat
+echo "MANY-DONE $rc"
+$b poweroff -f
+EOF
+	chmod +x "$run/init.sh"
+	uml_ext4_image "$run/ext4.img" 256M
+	TMPDIR=/dev/shm timeout -s KILL "${MANY_TIMEOUT:-3600}" "$ub/final/linux" mem=2G ncpus="$CPUS" seccomp=on \
+		rootfstype=hostfs rootflags=/ ro init="$run/init.sh" con=null con0=null,fd:1 \
+		ubd0="$run/ext4.img" umid="many$$" uml_dir="$run" many_cpus="$CPUS" many_secs="$SECS" \
+		</dev/null >"$log" 2>&1 || rc=$?
+	rm -rf "$run"
+	grep -q '^MANY-DONE 0' "$log" || rc=${rc/#0/1}
+	# The kernel log is the console here: scan it as scripts/vm does.
+	if "$TOP/scripts/vm" --scan "$log" >"$OUT/logs/uml-scan.txt" 2>&1; then :; else
+		rc=1
+		cat "$OUT/logs/uml-scan.txt" >>"$log"
+	fi
+	verdict "uml: User-Mode Linux SMP ncpus=$CPUS, make bench's patched kernel ($((SECONDS - t)) s)" "$log" "$rc"
+}
+
+{
+	echo "# make check-many: the patched kernel on $CPUS CPUs"
+	echo
+	echo "Base $BASE_PKG $BASE_PKG_VERSION, series $("$TOP/bench/series-hash.sh"), $(date -u +%FT%TZ)."
+	echo "Host: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) CPUs."
+	echo "Race seconds $SECS, $CPUS reader threads per race. TCG timings mean nothing."
+	echo
+} >"$OUT/summary.md"
+for what in $ONLY; do
+	case "$what" in
+	qemu-debug) qemu qemu-debug debug ;;
+	qemu-rt) qemu qemu-rt rt ;;
+	uml) uml ;;
+	*) die "unknown run '$what' (qemu-debug, qemu-rt, uml)" ;;
+	esac
+done
+python3 - "$OUT" "$CPUS" "$SECS" "$ONLY" "$PASS" "$FAIL" "$((SECONDS - T0))" <<'EOF'
+import json, subprocess, sys
+out, cpus, secs, only, p, f, t = sys.argv[1:]
+top = subprocess.run(["git", "rev-parse", "--show-toplevel"], capture_output=True, text=True).stdout.strip()
+meta = {
+    "instrument": "make check-many: QEMU/TCG and UML SMP",
+    "cpus": int(cpus), "race_seconds": float(secs), "runs": only.split(),
+    "passed": int(p), "failed": int(f), "seconds": int(t),
+    "series_hash": subprocess.run([top + "/bench/series-hash.sh"], capture_output=True, text=True).stdout.strip(),
+    "workbench_commit": subprocess.run(["git", "-C", top, "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip(),
+    "host_cpu": next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?"),
+    "command": "make check-many MANY_ARGS='--cpus %s --seconds %s --only \"%s\"'" % (cpus, secs, only),
+}
+json.dump(meta, open(out + "/metadata.json", "w"), indent=1)
+EOF
+cat >"$OUT/reproducer.sh" <<EOF
+#!/bin/sh
+# From a fresh clone: the README's set-up, then this run.
+set -e
+git clone https://example.invalid/pagecache-rcu.git pagecache-rcu 2>/dev/null || true
+cd pagecache-rcu
+git checkout $(git -C "$TOP" rev-parse HEAD)
+make deps tree
+make check-many MANY_ARGS="--cpus $CPUS --seconds $SECS --only '$ONLY'"
+EOF
+chmod +x "$OUT/reproducer.sh"
+note "check-many: $((SECONDS - T0)) s; $OUT"
+echo "$PASS passed, $FAIL failed"
+[ "$FAIL" = 0 ]
