@@ -8,7 +8,7 @@
 #               the deferral storm (rcu_balance) and cpu_hotplug (one storm
 #               process per CPU while N-1 CPUs go offline and online in a
 #               loop; deferred and freed must meet exactly with them
-#               offline), then the races with one reader thread per CPU.
+#               offline), then the races (ext4 and tmpfs; N/4 readers).
 #   qemu-rt     the same on the rt config (PREEMPT_RT, lockdep, KUnit):
 #               also the series' KUnit test of mm/rcu_free.c at boot (the
 #               chain of a CPU going offline, the drain of every CPU).
@@ -21,14 +21,17 @@
 # (WARNING, KASAN, lockdep, RCU stalls, hung tasks) by scripts/vm.
 # Results: results/<stamp>-many/ (metadata.json, summary.md, logs/).
 #
-#   many.sh [--cpus N] [--seconds S] [--only 'qemu-debug qemu-rt uml'] [--out DIR]
+#   many.sh [--cpus N] [--seconds S] [--readers R] [--variants 'ext4 tmpfs']
+#           [--only 'qemu-debug qemu-rt uml'] [--out DIR]
 . "$(dirname "$0")/lib.sh"
 
-CPUS=64 SECS=4 ONLY="qemu-debug qemu-rt uml" OUT=''
+CPUS=64 SECS=4 ONLY="qemu-debug qemu-rt uml" OUT='' READERS='' VARIANTS="ext4 tmpfs"
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--cpus) CPUS=$2; shift 2 ;;
 	--seconds) SECS=$2; shift 2 ;;
+	--readers) READERS=$2; shift 2 ;;
+	--variants) VARIANTS=$2; shift 2 ;;
 	--only) ONLY=$2; shift 2 ;;
 	--out) OUT=$2; shift 2 ;;
 	-h|--help) sed -n '2,/^\. /p' "$0" | sed 's/^# \{0,1\}//;$d'; exit 0 ;;
@@ -37,6 +40,13 @@ while [ $# -gt 0 ]; do
 done
 case "$CPUS" in ''|*[!0-9]*) die "--cpus wants a number" ;; esac
 [ "$CPUS" -ge 2 ] && [ "$CPUS" -le 64 ] || die "--cpus: 2..64 (NR_CPUS of the guest configs)"
+# Reader threads per race: a quarter of the CPUs.  Under TCG on a 2-core
+# host all 64 virtual CPUs share 2 real ones: with a reader on each, the
+# mutator thread of a race gets a 65th of the time (one truncate in 4 s)
+# and the reclaim races outrun their 120 s timeout.
+READERS=${READERS:-$((CPUS / 4 > 2 ? CPUS / 4 : 2))}
+VFLAGS=''
+for v in $VARIANTS; do VFLAGS="$VFLAGS -v $v"; done
 STAMP=$(date -u +%Y%m%dT%H%M%SZ)
 OUT=${OUT:-$TOP/results/$STAMP-many}
 mkdir -p "$OUT/logs"
@@ -78,9 +88,9 @@ qemu() {
 		--cpus "$CPUS" --numa 2 --mem 4G --swap 256 --disk ext4 --disk xfs \
 		--timeout "${MANY_TIMEOUT:-3600}" --console-log "$OUT/logs/$name-console.log" \
 		--append "movablecore=25% rcupdate.rcu_cpu_stall_timeout=60" -- \
-		env PAGECACHE_PROGS="counters races" PAGECACHE_READERS="$CPUS" \
+		env PAGECACHE_PROGS=counters PAGECACHE_READERS="$READERS" \
 		PAGECACHE_RACE_SECONDS="$SECS" PAGECACHE_OFFLINE=1 \
-		sh -c "'$TOP/scripts/selftests.sh' run; rc=\$?; grep pgcache_rcu /proc/vmstat; exit \$rc" \
+		sh -c "'$TOP/scripts/selftests.sh' run; rc=\$?; cd '$BUILD/ksft/pagecache' && echo '# races$VFLAGS' && ./races$VFLAGS || rc=1; grep pgcache_rcu /proc/vmstat; exit \$rc" \
 		>"$log" 2>&1 || rc=$?
 	verdict "$name: QEMU/TCG -smp $CPUS, $cfg config ($((SECONDS - t)) s)" "$log" "$rc"
 }
@@ -88,7 +98,6 @@ qemu() {
 # The UML guest's init: the host's / read-only over hostfs, busybox only.
 uml() {
 	local log=$OUT/logs/uml.log rc=0 t=$SECONDS ub=$BUILD/uml run
-	. "$TOP/bench/uml/lib.sh"
 	[ -x "$ub/final/linux" ] ||
 		{ FAIL=$((FAIL + 1)); echo "not ok - uml: no $ub/final/linux (make bench, or bench/uml/run.sh --smoke, builds it)"; return; }
 	command -v busybox >/dev/null || die "busybox not found (make deps)"
@@ -105,19 +114,25 @@ $b mount -t ext4 /dev/ubda /mnt/ext4 || echo "many: no ext4 on /dev/ubda"
 echo "many: $($b grep -c '^processor' /proc/cpuinfo) CPUs in /proc/cpuinfo, $($b uname -r)"
 cd @KSFT@ || echo "many: no @KSFT@"
 rc=0
-for p in counters races; do
-	echo "# $p"
-	PAGECACHE_EXT4_DIR=/mnt/ext4 PAGECACHE_READERS=$many_cpus PAGECACHE_RACE_SECONDS=$many_secs ./$p || rc=1
-done
+echo "# counters"
+PAGECACHE_EXT4_DIR=/mnt/ext4 PAGECACHE_RACE_SECONDS=$many_secs ./counters || rc=1
+many_vflags=$(echo "$many_vflags" | $b tr , ' ')
+echo "# races $many_vflags"
+PAGECACHE_EXT4_DIR=/mnt/ext4 PAGECACHE_READERS=$many_readers PAGECACHE_RACE_SECONDS=$many_secs ./races $many_vflags || rc=1
 $b grep pgcache_rcu /proc/vmstat
 echo "MANY-DONE $rc"
 $b poweroff -f
 EOF
 	chmod +x "$run/init.sh"
-	uml_ext4_image "$run/ext4.img" 256M
+	# 4 KiB blocks, as in the QEMU guests: mkfs.ext4 picks 1 KiB for a
+	# small image, and the races' checker can tell a collapse_range shift
+	# from bad data only for blocks of 2 KiB and more.
+	truncate -s 256M "$run/ext4.img"
+	mkfs.ext4 -q -F -b 4096 "$run/ext4.img"
 	TMPDIR=/dev/shm timeout -s KILL "${MANY_TIMEOUT:-3600}" "$ub/final/linux" mem=2G ncpus="$CPUS" seccomp=on \
 		rootfstype=hostfs rootflags=/ ro init="$run/init.sh" con=null con0=null,fd:1 \
-		ubd0="$run/ext4.img" umid="many$$" uml_dir="$run" many_cpus="$CPUS" many_secs="$SECS" \
+		ubd0="$run/ext4.img" umid="many$$" uml_dir="$run" many_readers="$READERS" many_secs="$SECS" \
+		many_vflags="$(echo $VFLAGS | tr ' ' ,)" \
 		</dev/null >"$log" 2>&1 || rc=$?
 	rm -rf "$run"
 	grep -q '^MANY-DONE 0' "$log" || rc=${rc/#0/1}
@@ -134,7 +149,7 @@ EOF
 	echo
 	echo "Base $BASE_PKG $BASE_PKG_VERSION, series $("$TOP/bench/series-hash.sh"), $(date -u +%FT%TZ)."
 	echo "Host: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) CPUs."
-	echo "Race seconds $SECS, $CPUS reader threads per race. TCG timings mean nothing."
+	echo "Race seconds $SECS, $READERS reader threads per race, variants: $VARIANTS. TCG timings mean nothing."
 	echo
 } >"$OUT/summary.md"
 for what in $ONLY; do
@@ -145,18 +160,19 @@ for what in $ONLY; do
 	*) die "unknown run '$what' (qemu-debug, qemu-rt, uml)" ;;
 	esac
 done
-python3 - "$OUT" "$CPUS" "$SECS" "$ONLY" "$PASS" "$FAIL" "$((SECONDS - T0))" <<'EOF'
+python3 - "$OUT" "$CPUS" "$SECS" "$ONLY" "$PASS" "$FAIL" "$((SECONDS - T0))" "$READERS" "$VARIANTS" <<'EOF'
 import json, subprocess, sys
-out, cpus, secs, only, p, f, t = sys.argv[1:]
+out, cpus, secs, only, p, f, t = sys.argv[1:8]
 top = subprocess.run(["git", "rev-parse", "--show-toplevel"], capture_output=True, text=True).stdout.strip()
 meta = {
     "instrument": "make check-many: QEMU/TCG and UML SMP",
     "cpus": int(cpus), "race_seconds": float(secs), "runs": only.split(),
+    "readers": int(sys.argv[8]), "variants": sys.argv[9].split(),
     "passed": int(p), "failed": int(f), "seconds": int(t),
     "series_hash": subprocess.run([top + "/bench/series-hash.sh"], capture_output=True, text=True).stdout.strip(),
     "workbench_commit": subprocess.run(["git", "-C", top, "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip(),
     "host_cpu": next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?"),
-    "command": "make check-many MANY_ARGS='--cpus %s --seconds %s --only \"%s\"'" % (cpus, secs, only),
+    "command": "make check-many MANY_ARGS='--cpus %s --seconds %s --readers %s --variants \"%s\" --only \"%s\"'" % (cpus, secs, sys.argv[8], sys.argv[9], only),
 }
 json.dump(meta, open(out + "/metadata.json", "w"), indent=1)
 EOF
@@ -168,7 +184,7 @@ git clone https://example.invalid/pagecache-rcu.git pagecache-rcu 2>/dev/null ||
 cd pagecache-rcu
 git checkout $(git -C "$TOP" rev-parse HEAD)
 make deps tree
-make check-many MANY_ARGS="--cpus $CPUS --seconds $SECS --only '$ONLY'"
+make check-many MANY_ARGS="--cpus $CPUS --seconds $SECS --readers $READERS --variants '$VARIANTS' --only '$ONLY'"
 EOF
 chmod +x "$OUT/reproducer.sh"
 note "check-many: $((SECONDS - T0)) s; $OUT"
