@@ -16,7 +16,7 @@ help:
 	@echo "  make check-debug   the same on the debug config (KASAN, DEBUG_PAGEALLOC, lockdep)"
 	@echo "  make check-many    the patched kernel on 64 CPUs: QEMU/TCG debug and PREEMPT_RT"
 	@echo "                     guests, UML SMP; races, deferral storm, CPU hotplug, KUnit"
-	@echo "                     (about N min here; MANY_ARGS='--help'); results/<stamp>-many"
+	@echo "                     (about 1 h here; MANY_ARGS='--help'); results/<stamp>-many"
 	@echo "  make deps          install missing Debian packages"
 	@echo "  make tree          build/linux: Debian linux-source-7.3 (trixie-backports)"
 	@echo "                     as tag 'base', patches/ applied with git am onto branch 'work'"

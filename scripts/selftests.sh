@@ -53,7 +53,9 @@ print: ; @echo $(TEST_GEN_PROGS)'); do
 # (the rt config): one TAP line per case, from debugfs.
 kunit_results() {
 	local dbg=/sys/kernel/debug/kunit suite res line rc=0
-	[ -d "$dbg" ] || mount -t debugfs none /sys/kernel/debug 2>/dev/null || true
+	# Only where nothing is mounted there yet (a guest; never a second
+	# debugfs mount on a host).
+	mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug 2>/dev/null || true
 	if [ ! -d "$dbg/rcu_free" ]; then
 		if zcat /proc/config.gz 2>/dev/null | grep -qx 'CONFIG_PAGECACHE_RCU_FREE_KUNIT_TEST=y'; then
 			echo "not ok - kunit rcu_free: built in, but no results in $dbg (kunit.enable=0?)"
