@@ -166,6 +166,7 @@ out, cpus, secs, only, p, f, t = sys.argv[1:8]
 top = subprocess.run(["git", "rev-parse", "--show-toplevel"], capture_output=True, text=True).stdout.strip()
 meta = {
     "instrument": "make check-many: QEMU/TCG and UML SMP",
+    "base": dict(l.strip().split("=", 1) for l in open(top + "/build/base.env") if "=" in l),
     "cpus": int(cpus), "race_seconds": float(secs), "runs": only.split(),
     "readers": int(sys.argv[8]), "variants": sys.argv[9].split(),
     "passed": int(p), "failed": int(f), "seconds": int(t),
@@ -178,10 +179,10 @@ json.dump(meta, open(out + "/metadata.json", "w"), indent=1)
 EOF
 cat >"$OUT/reproducer.sh" <<EOF
 #!/bin/sh
-# From a fresh clone: the README's set-up, then this run.
+# Re-run this check: run it at the top of a fresh clone of the workbench;
+# it checks out the commit that ran it and builds everything.
+# Base: $(sed -n 's/^BASE_COMMIT=//p; s/^BASE_SUBJECT=//p' "$BUILD/base.env" | paste -sd' ')
 set -e
-git clone https://example.invalid/pagecache-rcu.git pagecache-rcu 2>/dev/null || true
-cd pagecache-rcu
 git checkout $(git -C "$TOP" rev-parse HEAD)
 make deps tree
 make check-many MANY_ARGS="--cpus $CPUS --seconds $SECS --readers $READERS --variants '$VARIANTS' --only '$ONLY'"
