@@ -52,6 +52,8 @@ OUT=${OUT:-$TOP/results/$STAMP-many}
 mkdir -p "$OUT/logs"
 T0=$SECONDS
 PASS=0 FAIL=0
+SERIES=$("$TOP/bench/series-hash.sh")
+HEAD=$(git -C "$TOP" rev-parse HEAD)
 
 "$TOP/scripts/selftests.sh" build >/dev/null
 
@@ -147,7 +149,7 @@ EOF
 {
 	echo "# make check-many: the patched kernel on $CPUS CPUs"
 	echo
-	echo "Base $BASE_PKG $BASE_PKG_VERSION, series $("$TOP/bench/series-hash.sh"), $(date -u +%FT%TZ)."
+	echo "Base $BASE_PKG $BASE_PKG_VERSION, series $SERIES, $(date -u +%FT%TZ)."
 	echo "Host: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) CPUs."
 	echo "Race seconds $SECS, $READERS reader threads per race, variants: $VARIANTS. TCG timings mean nothing."
 	echo
@@ -160,20 +162,20 @@ for what in $ONLY; do
 	*) die "unknown run '$what' (qemu-debug, qemu-rt, uml)" ;;
 	esac
 done
-python3 - "$OUT" "$CPUS" "$SECS" "$ONLY" "$PASS" "$FAIL" "$((SECONDS - T0))" "$READERS" "$VARIANTS" <<'EOF'
-import json, subprocess, sys
-out, cpus, secs, only, p, f, t = sys.argv[1:8]
-top = subprocess.run(["git", "rev-parse", "--show-toplevel"], capture_output=True, text=True).stdout.strip()
+python3 - "$OUT" "$CPUS" "$SECS" "$ONLY" "$PASS" "$FAIL" "$((SECONDS - T0))" "$READERS" "$VARIANTS" \
+	"$BUILD/base.env" "$SERIES" "$HEAD" <<'EOF'
+import json, sys
+out, cpus, secs, only, p, f, t, readers, variants, base_env, series, head = sys.argv[1:]
 meta = {
     "instrument": "make check-many: QEMU/TCG and UML SMP",
-    "base": dict(l.strip().split("=", 1) for l in open(top + "/build/base.env") if "=" in l),
+    "base": dict(l.strip().split("=", 1) for l in open(base_env) if "=" in l),
     "cpus": int(cpus), "race_seconds": float(secs), "runs": only.split(),
-    "readers": int(sys.argv[8]), "variants": sys.argv[9].split(),
+    "readers": int(readers), "variants": variants.split(),
     "passed": int(p), "failed": int(f), "seconds": int(t),
-    "series_hash": subprocess.run([top + "/bench/series-hash.sh"], capture_output=True, text=True).stdout.strip(),
-    "workbench_commit": subprocess.run(["git", "-C", top, "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip(),
+    "series_hash": series,
+    "workbench_commit": head,
     "host_cpu": next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?"),
-    "command": "make check-many MANY_ARGS='--cpus %s --seconds %s --readers %s --variants \"%s\" --only \"%s\"'" % (cpus, secs, sys.argv[8], sys.argv[9], only),
+    "command": "make check-many MANY_ARGS='--cpus %s --seconds %s --readers %s --variants \"%s\" --only \"%s\"'" % (cpus, secs, readers, variants, only),
 }
 json.dump(meta, open(out + "/metadata.json", "w"), indent=1)
 EOF
@@ -183,7 +185,7 @@ cat >"$OUT/reproducer.sh" <<EOF
 # it checks out the commit that ran it and builds everything.
 # Base: $(sed -n 's/^BASE_COMMIT=//p; s/^BASE_SUBJECT=//p' "$BUILD/base.env" | paste -sd' ')
 set -e
-git checkout $(git -C "$TOP" rev-parse HEAD)
+git checkout $HEAD
 make deps tree
 make check-many MANY_ARGS="--cpus $CPUS --seconds $SECS --readers $READERS --variants '$VARIANTS' --only '$ONLY'"
 EOF
