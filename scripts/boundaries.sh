@@ -40,7 +40,7 @@ build_dirs() {
 	local sha=$1 log=$2
 	shift 2
 	checkout_worktree "$sha"
-	make -s -C "$WT" O="$OBJ" olddefconfig >/dev/null
+	olddefconfig_series "$OBJ"
 	if ! make -C "$WT" O="$OBJ" -j"$JOBS" CC="$KCC" W=1 "$@" >"$log" 2>&1; then
 		grep -m1 -E 'error:|Error [0-9]' "$log" >&2 || tail -20 "$log" >&2
 		return 1

@@ -61,6 +61,22 @@ checkout_worktree() {
 	git -C "$dir" checkout -q -f --detach "$1"
 }
 
+# olddefconfig_series DIR [ARCH [SYMBOL...]]: olddefconfig in DIR for the
+# checked-out worktree, with PAGECACHE_RCU_FREE and SYMBOLs on where the
+# boundary has them.  A .config copied from the guest build loses the
+# series' options at the base (olddefconfig drops unknown symbols) and the
+# option defaults to n, so without this the boundary builds would never
+# compile mm/rcu_free.c.
+olddefconfig_series() {
+	local dir=$1 arch=${2:-x86_64} sym
+	shift $(($# < 2 ? $# : 2))
+	make -s -C "$WT" O="$dir" ARCH="$arch" olddefconfig >/dev/null
+	for sym in PAGECACHE_RCU_FREE "$@"; do
+		"$WT/scripts/config" --file "$dir/.config" -e "$sym"
+	done
+	make -s -C "$WT" O="$dir" ARCH="$arch" olddefconfig >/dev/null
+}
+
 lock_worktree() {
 	mkdir -p "$BUILD"
 	exec 9>"$BUILD/linux-build.lock"

@@ -8,7 +8,9 @@
 #               MISSING_SIGN_OFF is not checked: the submitter adds the
 #               sign-off when posting (Documentation/process/coding-assistants.rst).
 #   sparse      C=2 on the series' C files (every boundary builds the same
-#               set, so header changes are covered), x86_64 guest config;
+#               set, so header changes are covered), x86_64 guest config
+#               with the series' options and its KUnit test on
+#               (olddefconfig_series);
 #               warnings the base does not have fail the patch.  7.3's
 #               Makefile drops C=2 with only a make message when sparse
 #               cannot parse __typeof_unqual__ (scripts/checker-valid.sh;
@@ -77,6 +79,12 @@ objs_at() {
 	local f sym
 	for f in "${cfiles[@]}"; do
 		[ -f "$WT/$f" ] || continue
+		# A file that its Makefile does not name is #included by another
+		# (mm/rcu_free_kunit.c by mm/rcu_free.c) and is checked there.
+		if ! grep -qE "(^|[[:space:]=])$(basename "${f%.c}")\.o\b" "$WT/$(dirname "$f")/Makefile"; then
+			echo "lint: $f is built as part of $(cd "$WT" && grep -lF "#include \"$(basename "$f")\"" "$(dirname "$f")"/*.c | paste -sd' ' -)" >&2
+			continue
+		fi
 		sym=$(obj_sym "$WT/$(dirname "$f")/Makefile" "$(basename "${f%.c}.o")")
 		if [ -n "$sym" ] && ! grep -q "^$sym=y" "$1/.config"; then
 			echo "lint: ${f%.c}.o not built in $(basename "$1") ($sym is off)" >&2
@@ -219,6 +227,7 @@ if [ "$("$WT/scripts/checker-valid.sh" "$SPARSE" 2>/dev/null)" != 1 ]; then
 	warn "sparse NOT RUN: $SPARSE_WHY"
 fi
 configure "$SP" x86_64
+olddefconfig_series "$SP" x86_64 KUNIT PAGECACHE_RCU_FREE_KUNIT_TEST
 configure "$I386" i386
 build_objs "$SP" x86_64 "$LOGS/sparse-base.log" C=2 CHECK="$SPARSE" || die "base: sparse build failed ($LOGS/sparse-base.log)"
 warnings "$LOGS/sparse-base.log" >"$LOGS/sparse-base.warn"
@@ -248,7 +257,7 @@ for k in $(seq 1 "$n"); do
 
 	checkout_worktree "$sha"
 	if [ -z "$SPARSE_WHY" ]; then
-		make -s -C "$WT" O="$SP" olddefconfig >/dev/null
+		olddefconfig_series "$SP" x86_64 KUNIT PAGECACHE_RCU_FREE_KUNIT_TEST
 		check_build sparse "$SP" x86_64 "$LOGS/sparse-$k.log" "$LOGS/sparse-base.warn" \
 			C=2 CHECK="$SPARSE"
 	else

@@ -542,7 +542,7 @@ static void pc_check_bytes(const uint8_t *obs, uint64_t wo, unsigned int lo,
 			continue;
 		/* Offset bits above the block moved by collapse/insert. */
 		if (rules->shift_ok && i >= 1 && i <= 3 &&
-		    rules->shift_unit >= 2048) {
+		    rules->shift_unit >= PC_SHIFT_MIN_UNIT) {
 			shifted = true;
 			continue;
 		}

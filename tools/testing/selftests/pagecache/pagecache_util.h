@@ -157,6 +157,13 @@ struct pc_rules {
 	size_t shift_unit;
 };
 
+/*
+ * The smallest block a collapse/insert may move data by and still be told
+ * apart from foreign data: a word holds its file offset >> 3 in bytes 0-3,
+ * and only bytes 1-3 may differ in a moved word.
+ */
+#define PC_SHIFT_MIN_UNIT	2048
+
 /* Check bytes [off, off + len) of a file held in @buf; accumulate in @v. */
 void pc_check(const void *buf, uint64_t off, size_t len,
 	      const struct pc_rules *rules, struct pc_verdict *v);
