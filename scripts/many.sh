@@ -6,9 +6,10 @@
 #   qemu-debug  QEMU/TCG -smp N, the debug config (KASAN, DEBUG_PAGEALLOC,
 #               DEBUG_VM, lockdep/PROVE_RCU): the counters tests, among them
 #               the deferral storm (rcu_balance) and cpu_hotplug (one storm
-#               process per CPU while N-1 CPUs go offline and online in a
-#               loop; deferred and freed must meet exactly with them
-#               offline), then the races (ext4 and tmpfs; N/4 readers).
+#               process per CPU while the N-1 others go offline and online,
+#               eight at a time, round robin; deferred and freed must meet
+#               exactly with the last eight offline), then the races (ext4
+#               and tmpfs; N/4 readers).
 #   qemu-rt     the same on the rt config (PREEMPT_RT, lockdep, KUnit):
 #               also the series' KUnit test of mm/rcu_free.c at boot (the
 #               chain of a CPU going offline, the drain of every CPU).
