@@ -506,6 +506,51 @@ def uml_vmstat(resdir, kernels):
         [f"- {k}: `{last[k] or '(none)'}`" for k in kernels if k in last] + [""]
 
 
+HELD_BOUND = ("a CPU's chain is handed to RCU at 64 folios or 2 MiB; what waits "
+              "for the grace period is not bounded")
+
+
+def uml_held(resdir):
+    """held.csv (bench/heldback.c in the patched boots): memory held back by
+    the deferred freeing during a truncate storm, sampled every millisecond.
+    Returns (markdown lines, summary rows)."""
+    rows = read_csv(os.path.join(resdir, "held.csv"))
+    if not rows:
+        return [], []
+    groups = {}
+    for r in rows:
+        groups.setdefault((r["kernel"], r["fs"], int(r["procs"])), []).append(r)
+    head = ["kernel", "fs", "storm procs", "samples", "deferred MiB", "peak KiB",
+            "median KiB", "back to zero ms", "longest gap ms"]
+    body, summary = [], []
+    for (k, fs, procs), rs in sorted(groups.items()):
+        def st(field, div=1.0):
+            return stat([fnum(r[field]) / div for r in rs if fnum(r[field]) >= 0])
+        peak, med, back = st("peak_kib"), st("median_kib"), st("back_us", 1000.0)
+        never = sum(1 for r in rs if fnum(r["back_us"]) < 0)
+        backs = fmt_stat(back, 1) + (f", {never} never" if never else "")
+        body.append([k, fs, procs, len(rs), fmt_stat(st("deferred_kib", 1024.0), 1),
+                     fmt_stat(peak), fmt_stat(med), backs, fmt_stat(st("max_gap_us", 1000.0), 1)])
+        summary.append({"kernel": k, "fs": fs, "procs": procs, "samples": len(rs),
+                        "peak_kib": peak and dict(zip(("median", "min", "max"), peak)),
+                        "back_ms": back and dict(zip(("median", "min", "max"), back)),
+                        "never_back": never})
+    md = ["### Memory held back during a truncate storm", "",
+          "bench/heldback.c: N processes create a 256 KiB file, read it twice (which "
+          "marks its folios), truncate and unlink it, in a loop, for the storm's "
+          "seconds; `pgcache_rcu_deferred - pgcache_rcu_freed` is sampled every "
+          "millisecond.  Peak and median are above the level before the storm; back to "
+          f"zero is measured from the end of the storm.  Bound: {HELD_BOUND}.  "
+          "Median (min-max) over the boots and rounds.", ""]
+    return md + table(head, body) + [""], summary
+
+
+def fmt_stat(st, digits=0):
+    if st is None:
+        return "-"
+    return f"{fmt(st[0], digits)} ({fmt(st[1], digits)}-{fmt(st[2], digits)})"
+
+
 def uml_plot(resdir, res, base, patched, fss):
     """uml-eff.png: eff and CPU-eff against CPUs of 16 B ownfd reads, one
     panel per fs, base and patched.  Returns a markdown line."""
@@ -741,13 +786,15 @@ def uml_report(resdir, rows, meta, kernels, base, plots=True):
             md += ["(no efficiency plot: the instrument is blind to contention)", ""]
         elif any(k[6] > 1 for k in reads):
             md += [uml_plot(resdir, res, base, patched, fss), ""]
+    held_md, held = uml_held(resdir)
+    md += held_md
     md += uml_vmstat(resdir, kernels)
 
     # 7. uml-summary.json, for the cover letter
     def js(st):
         return None if st is None else dict(zip(("median", "min", "max"), st))
     summary = {"base": base, "patched": patched, "kernels": kernels, "blind": blind,
-               "verdict": verdict, "samples": nsamples, "headline": []}
+               "verdict": verdict, "samples": nsamples, "headline": [], "held": held}
     for key in headline:
         h = {"fs": key[1], "len": key[5], "shape": key[3], "cpus": key[6], "kernels": {}}
         for k, e in res[key].items():
@@ -1008,6 +1055,20 @@ def check_uml(fails, eq, tmp, u):
             (line.endswith("(uml-eff.png)") and
              os.path.getsize(os.path.join(tmp, "uml-eff.png")) > 0)):
         fails.append(f"plot: {line}")
+
+    # held.csv: median (min-max) of peak and back-to-zero; -1 is "never"
+    open(os.path.join(tmp, "held.csv"), "w").write(
+        "kernel,boot,round,fs,procs,seconds,files,deferred_kib,samples,max_gap_us,"
+        "peak_kib,median_kib,back_us\n"
+        "final,1,1,tmpfs,2,2.0,100,25600,2000,1500,512,256,3000\n"
+        "final,1,2,tmpfs,2,2.0,100,25600,2000,1200,1024,300,5000\n"
+        "final,2,1,tmpfs,2,2.0,100,25600,2000,1100,768,280,-1\n")
+    hmd, hs = uml_held(tmp)
+    if "| final | tmpfs | 2 | 3 | 25.0 (25.0-25.0) | 768 (512-1024) | 280 (256-300) | " \
+            "4.0 (3.0-5.0), 1 never | 1.2 (1.1-1.5) |" not in hmd:
+        fails.append(f"held.csv row: {hmd}")
+    if not hs or hs[0]["peak_kib"]["median"] != 768 or hs[0]["never_back"] != 1:
+        fails.append(f"held summary: {hs}")
 
     # a 1-CPU-only run is blind however the probe looks
     one = [r for r in csv.DictReader(synthetic_uml(120).splitlines()) if r["cpus"] == "1"]

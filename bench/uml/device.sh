@@ -10,7 +10,7 @@
 #
 # pack takes what make bench built (build/uml/{base,final} and their
 # pcbench.ko: run make bench, or bench/uml/run.sh --smoke, first), the static
-# busybox and logreread, the userspace model's bench with its liburcu, an
+# busybox, logreread and heldback, the userspace model's bench with its liburcu, an
 # empty ext4 image (gzipped) and build/base.env; about 20 MB.  The UML
 # binaries need glibc 2.34 or newer there.  run calls bench/uml/run.sh
 # --no-build with those stand-ins at 1, 2, 4, ... up to the machine's CPU
@@ -38,8 +38,8 @@ pack() {
 	cp "$TOP/build/base.env" "$d/"
 	cp "$(command -v busybox)" "$d/bin/busybox"
 	file -L "$d/bin/busybox" | grep -q 'statically linked' || die "busybox is not static (busybox-static)"
-	make -s -C "$TOP/bench" O="$TOP/build/bench" "$TOP/build/bench/logreread"
-	cp "$TOP/build/bench/logreread" "$d/bin/"
+	make -s -C "$TOP/bench" O="$TOP/build/bench" "$TOP/build/bench/logreread" "$TOP/build/bench/heldback"
+	cp "$TOP/build/bench/logreread" "$TOP/build/bench/heldback" "$d/bin/"
 	make -s -C "$TOP/tools/testing/pagecache-model" KSRC="$TOP/build/linux" \
 		O="$TOP/build/model" "$TOP/build/model/pagecache-model-bench" >/dev/null
 	cp "$TOP/build/model/pagecache-model-bench" "$d/bin/"
@@ -74,7 +74,7 @@ run() {
 	fi
 	# shellcheck disable=SC2086 # DEVICE_ARGS is a list of options
 	BUILD=$d PCB_BUSYBOX=$d/bin/busybox PCB_EXT4_GZ=$d/ext4.img.gz \
-		PCB_LOGBIN=$d/bin/logreread PCB_MODEL_BIN=$d/bin/pagecache-model-bench \
+		PCB_LOGBIN=$d/bin/logreread PCB_HELDBIN=$d/bin/heldback PCB_MODEL_BIN=$d/bin/pagecache-model-bench \
 		LD_LIBRARY_PATH=$d/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
 		"$TOP/bench/uml/run.sh" --no-build --no-gitgrep --no-report --cpus "$cpus" \
 		--boots 2 --rounds 2 --ms 300 --shapes ownfd --sizes "16 512 4096 65536" \

@@ -35,7 +35,10 @@
 # tmpfs by 1..N processes, 8 greps each, and bench/logreread.c (one writer
 # appending 64-byte records, 1..N readers re-reading recent ones): the
 # real-world workloads, through UML's costly system calls, which bound
-# their ratios (--no-gitgrep, --no-logreread leave them out).  --smoke: 1 boot, 1
+# their ratios (--no-gitgrep, --no-logreread leave them out).  In the boots
+# of kernels with the series' counters, bench/heldback.c samples the memory
+# held back by the deferred freeing every millisecond during a truncate
+# storm of 1..N processes on tmpfs and ext4 (held.csv).  --smoke: 1 boot, 1
 # round, 16 B and 64 KiB, 100 ms points.  --boundaries: base and every
 # patch boundary p1..pN (the last is the whole series), 16 B and 64 KiB,
 # ownfd, no sequential rows (options after it can change that).
@@ -96,7 +99,7 @@ for s in $SHAPES; do case $s in ownfd | shared | ownfile) ;; *) die "--shapes: o
 [ "$(uname -m)" = x86_64 ] || die "UML here is built for x86_64 hosts, not $(uname -m)"
 # Prebuilt stand-ins (bench/uml/device.sh, on a machine without them):
 # PCB_BUSYBOX, PCB_EXT4_GZ (an empty ext4 image, gzipped), PCB_LOGBIN,
-# PCB_MODEL_BIN.
+# PCB_HELDBIN, PCB_MODEL_BIN.
 need=python3
 [ -n "${PCB_BUSYBOX:-}" ] || need+=" busybox"
 [ -n "${PCB_EXT4_GZ:-}" ] || need+=" mkfs.ext4"
@@ -202,6 +205,15 @@ elif [ "$LOGRR" = 1 ]; then
 	make -s -C "$TOP/bench" O="$BUILD/bench" "$BUILD/bench/logreread" >"$RUN/bench-build.log" 2>&1 ||
 		{ cat "$RUN/bench-build.log" >&2; die "bench/logreread.c did not build"; }
 	LOGBIN=$BUILD/bench/logreread
+fi
+# Memory held back during a truncate storm: bench/heldback.c, in every
+# round of the boots whose kernel has the counters (the patched ones).
+HELDBIN=${PCB_HELDBIN:-}
+[ "$SMOKE" = 1 ] && HELDSEC=0.5 || HELDSEC=2
+if [ -z "$HELDBIN" ]; then
+	make -s -C "$TOP/bench" O="$BUILD/bench" "$BUILD/bench/heldback" >"$RUN/bench-build.log" 2>&1 ||
+		{ cat "$RUN/bench-build.log" >&2; die "bench/heldback.c did not build"; }
+	HELDBIN=$BUILD/bench/heldback
 fi
 # git grep reads the mm/ directory of the base kernel's source (through
 # hostfs, copied to tmpfs inside), with the host's git.
@@ -315,6 +327,23 @@ while [ $r -le "$pcb_rounds" ]; do
 			$b rm -rf /mnt/tmpfs/log
 		done
 	fi
+	if [ -n "$pcb_heldbin" ]; then
+		# Memory held back by the deferred freeing during a truncate
+		# storm of c processes, sampled every millisecond; nothing on a
+		# kernel without the counters (exit status 2).
+		for fs in $pcb_fs; do
+			[ "$fs" = ramfs ] && continue
+			for c in $pcb_cpus; do
+				$b mkdir -p /mnt/$fs/held
+				line=$("$pcb_heldbin" -d /mnt/$fs/held -P "$c" -D "$pcb_heldsec")
+				rc=$?
+				[ $rc = 2 ] && break 2
+				[ $rc = 0 ] || fail "heldback on $fs, $c processes"
+				echo "HELD,$pcb_label,$pcb_boot,$r,$line"
+				$b rm -rf /mnt/$fs/held
+			done
+		done
+	fi
 	r=$((r + 1))
 done
 echo "VMSTAT,$pcb_label,$pcb_boot,$($b grep '^pgcache' /proc/vmstat | $b tr ' \n' '= ')"
@@ -326,6 +355,7 @@ chmod +x "$RUN/guest.sh"
 # Lists travel comma-separated: the kernel splits its command line at spaces.
 commas() { local IFS=,; echo "$*"; }
 echo "kernel,boot,round,test,fs,file,shape,mode,len,cpus,ops,rate,cpu_ns,wall_ns" >"$OUT/uml.csv"
+echo "kernel,boot,round,fs,procs,seconds,files,deferred_kib,samples,max_gap_us,peak_kib,median_kib,back_us" >"$OUT/held.csv"
 # UML backs its memory with a file in TMPDIR: a tmpfs, unless PCB_TMPDIR says.
 UML_TMP=${PCB_TMPDIR:-/dev/shm}
 : >"$OUT/vmstat.txt"
@@ -344,6 +374,7 @@ for boot in $(seq 1 "$BOOTS"); do
 			pcb_cpus="$(commas $CPUS)" pcb_maxcpu="$MAXCPU" pcb_sizes="$(commas $SIZES)" \
 			pcb_fs="$(commas $FSS)" pcb_shapes="$(commas $SHAPES)" pcb_seq="$SEQ" pcb_seqmb="$SEQMB" \
 			pcb_tree="$TREE" pcb_ggruns="$GGRUNS" pcb_logbin="$LOGBIN" pcb_logsec="$LOGSEC" \
+			pcb_heldbin="$HELDBIN" pcb_heldsec="$HELDSEC" \
 			pcb_ko="$UB/$label-mod/pcbench.ko" </dev/null >"$log" 2>&1 || rc=$?
 		grep -q '^BENCH-DONE' "$log" ||
 			{ tail -15 "$log" >&2; die "[$n/$nboot] $label boot $boot failed (exit $rc, $log)"; }
@@ -355,6 +386,10 @@ for boot in $(seq 1 "$BOOTS"); do
 		[ -z "$bad" ] || die "[$n/$nboot] $label boot $boot: a row that does not parse: $bad ($log)"
 		cat "$RUN/rows.csv" >>"$OUT/uml.csv"
 		grep '^VMSTAT,' "$log" >>"$OUT/vmstat.txt" || true
+		sed -n 's/^HELD,//p' "$log" >"$RUN/held.csv"
+		bad=$(awk -F, 'NF != 13' "$RUN/held.csv" | head -1)
+		[ -z "$bad" ] || die "[$n/$nboot] $label boot $boot: a heldback line that does not parse: $bad ($log)"
+		cat "$RUN/held.csv" >>"$OUT/held.csv"
 		note "uml: [$n/$nboot] boot $boot, $label: $(grep -c '^ROW,' "$log") points ($((SECONDS - t)) s)"
 	done
 done
