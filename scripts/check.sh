@@ -8,11 +8,22 @@
 CONFIG=${CONFIG:-guest}
 LOGDIR=$BUILD/check
 mkdir -p "$LOGDIR"
+STAMP=$(mktemp)
+trap 'rm -f "$STAMP"' EXIT
 PASS=0 FAIL=0 SKIP=0 N=0
 STEPS=17
 T0=$SECONDS
 
 finish() {
+	# CI keeps only the tail of what make check prints: name every failed
+	# test there, with the lines its log wrote just before it.
+	local l
+	for l in "$LOGDIR"/*.log; do
+		[ "$l" -nt "$STAMP" ] || continue
+		grep -qE '^(not ok|# +FAIL|# FAILED)' "$l" 2>/dev/null || continue
+		echo "--- failures in $l:"
+		grep -B8 -E '^(not ok|# +FAIL )' "$l" | grep -vE '^(ok |# +OK )' | tail -40
+	done
 	note "check: $((SECONDS - T0)) s in all; logs in $LOGDIR"
 	echo "$PASS passed, $FAIL failed, $SKIP skipped"
 	[ "$FAIL" = 0 ]
