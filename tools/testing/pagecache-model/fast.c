@@ -7,9 +7,22 @@
 #include "shared.h"
 #include "model.h"
 
+/*
+ * Read at most @len bytes at @pos into @buf as filemap_read_fast() reads
+ * into a user buffer: filemap_fast_copy() writes there directly.  A copy
+ * that would write at or beyond @fault_at faults.
+ */
 enum filemap_fast_status model_fast_copy(struct address_space *mapping,
 					 loff_t pos, loff_t marked, void *buf,
-					 size_t len, size_t *copied)
+					 size_t len, size_t fault_at,
+					 size_t *copied)
 {
-	return filemap_fast_copy(mapping, pos, marked, buf, len, copied);
+	struct iov_iter iter = {
+		.buf = buf, .count = len, .fault_at = fault_at,
+	};
+	enum filemap_fast_status status;
+
+	status = filemap_fast_copy(mapping, pos, marked, &iter, len, copied);
+	assert(iter.off == *copied);
+	return status;
 }

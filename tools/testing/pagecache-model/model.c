@@ -66,7 +66,9 @@
 #define SIZE_HIST		BIT(SIZE_HIST_ORDER)
 #define SIZE_HIST_MASK		(SIZE_HIST - 1)
 
-#define READ_BUF_SIZE		PAGE_SIZE
+#define READ_BUF_SIZE		(LARGE_NR * PAGE_SIZE)
+/* What a read buffer holds where nothing was copied to it. */
+#define UNWRITTEN_WORD		0x0123456789abcdefUL
 
 struct model_file {
 	struct inode inode;
@@ -110,7 +112,7 @@ enum model_counter {
 	CNT_UAF_COPY,		/* page freed while it was mapped */
 	CNT_BEYOND_EOF,		/* zeroes beyond the EOF of their truncate */
 	CNT_HWPOISON,		/* read of a page poisoned before the read */
-	CNT_BAD_LEN,		/* copy longer than the page or request */
+	CNT_BAD_LEN,		/* copy longer than the request */
 	CNT_STALE,		/* older write generation (allowed) */
 	CNT_UNCHECKED,		/* size epoch too old to check (allowed) */
 	CNT_WORDS,		/* words checked */
@@ -127,7 +129,7 @@ static const char * const counter_names[NR_COUNTERS] = {
 
 static unsigned long counters[NR_COUNTERS];
 
-#define NR_STATUS	(FILEMAP_FAST_CHANGED + 1)
+#define NR_STATUS	(FILEMAP_FAST_FAULT + 1)
 static const char * const status_names[NR_STATUS] = {
 	[FILEMAP_FAST_COPIED] = "COPIED",
 	[FILEMAP_FAST_EOF] = "EOF",
@@ -135,6 +137,7 @@ static const char * const status_names[NR_STATUS] = {
 	[FILEMAP_FAST_NOT_HOT] = "NOT_HOT",
 	[FILEMAP_FAST_NOT_UPTODATE] = "NOT_UPTODATE",
 	[FILEMAP_FAST_CHANGED] = "CHANGED",
+	[FILEMAP_FAST_FAULT] = "FAULT",
 };
 
 static unsigned long status_count[NR_STATUS];
@@ -1084,7 +1087,7 @@ static void check_copy(struct model_file *f, loff_t pos, const u64 *buf,
 	unsigned long wgen = __atomic_load_n(&f->wgen, __ATOMIC_RELAXED);
 	size_t i;
 
-	if (len > want || len > PAGE_SIZE - offset_in_page(pos) || !len ||
+	if (len > want || len > READ_BUF_SIZE - offset_in_page(pos) || !len ||
 	    len % 8)
 		c[CNT_BAD_LEN]++;
 	for (i = 0; i < len / 8; i++) {
@@ -1122,6 +1125,46 @@ static void check_copy(struct model_file *f, loff_t pos, const u64 *buf,
 		       f->id, (long long)pos, len, (unsigned long long)buf[0]);
 }
 
+/*
+ * filemap_fast_copy() writes to the user's buffer directly, and another
+ * thread of the process can read the buffer while the read runs: every
+ * word it wrote, also those it did not count as copied, must be this
+ * file's data (or zeroes) at that position, never another file's, the
+ * secret file's or freed memory.
+ */
+static void check_transient(struct model_file *f, loff_t pos, const u64 *buf,
+			    size_t from, size_t want)
+{
+	unsigned long c[NR_COUNTERS] = { 0 };
+	size_t i;
+
+	for (i = from / 8; i < want / 8; i++) {
+		loff_t p = pos + i * 8;
+		pgoff_t index = p >> PAGE_SHIFT;
+		unsigned long woff = offset_in_page(p) / 8;
+		u64 w = buf[i];
+		unsigned long magic = w >> 56;
+
+		if (w == UNWRITTEN_WORD)
+			continue;
+		c[CNT_WORDS]++;
+		if (w == POISON_WORD)
+			c[CNT_POISON]++;
+		else if (magic == MAGIC_SECRET)
+			c[CNT_SECRET]++;
+		else if (((w >> 48) & 0xff) != f->id ||
+			 ((w >> 32) & 0xffff) != (index & 0xffff) ||
+			 ((w >> 23) & 0x1ff) != woff ||
+			 (magic != MAGIC_DATA && magic != MAGIC_HOLE))
+			c[CNT_FOREIGN]++;
+	}
+	for (i = 0; i < NR_COUNTERS; i++)
+		count(i, c[i]);
+	if (opt_verbose && (c[CNT_FOREIGN] || c[CNT_SECRET] || c[CNT_POISON]))
+		printf("# bad transient copy: file %u pos %lld from %zu\n",
+		       f->id, (long long)pos, from);
+}
+
 static void *reader_thread(void *arg)
 {
 	unsigned long local_status[NR_STATUS] = { 0 };
@@ -1136,7 +1179,7 @@ static void *reader_thread(void *arg)
 		struct model_file *f = &files[rnd_below(NR_FILES)];
 		enum filemap_fast_status status;
 		unsigned long ret_epoch;
-		size_t want, len = 0;
+		size_t want, len = 0, fault_at;
 		loff_t pos, isize;
 		bool lru_gen;
 
@@ -1149,7 +1192,22 @@ static void *reader_thread(void *arg)
 			pos = 8 * rnd_below(FILE_MAX_PAGES * WORDS_PER_PAGE);
 		if (pos < 0)
 			pos = 0;
-		want = (rnd() & 1) ? 512 : 8 * (1 + rnd_below(WORDS_PER_PAGE));
+		/* A quarter 512 bytes, a quarter up to a page, the rest more. */
+		switch (rnd() & 3) {
+		case 0:
+			want = 512;
+			break;
+		case 1:
+			want = 8 * (1 + rnd_below(WORDS_PER_PAGE));
+			break;
+		default:
+			want = 8 * (1 + rnd_below(READ_BUF_SIZE / 8));
+			break;
+		}
+		/* An eighth of the reads fault somewhere in the user buffer. */
+		fault_at = (rnd() & 7) ? SIZE_MAX : 8 * rnd_below(want / 8 + 1);
+		for (i = 0; i < want / 8; i++)
+			buf[i] = UNWRITTEN_WORD;
 
 		t.read_clock = __atomic_load_n(&model_clock, __ATOMIC_SEQ_CST);
 		t.reading = true;
@@ -1161,17 +1219,19 @@ static void *reader_thread(void *arg)
 		 * as they are.
 		 */
 		status = model_fast_copy(&f->mapping, pos, -1, buf, want,
-					 &len);
+					 fault_at, &len);
 		rcu_read_unlock();
 		t.reading = false;
 		ret_epoch = __atomic_load_n(&f->epoch, __ATOMIC_SEQ_CST);
 
 		assert(status < NR_STATUS);
 		local_status[status]++;
-		if (status == FILEMAP_FAST_COPIED) {
+		if (status == FILEMAP_FAST_COPIED ||
+		    (status == FILEMAP_FAST_FAULT && len)) {
 			local_copied[lru_gen]++;
 			check_copy(f, pos, buf, len, want, ret_epoch);
 		}
+		check_transient(f, pos, buf, len, want);
 	}
 	rcu_unregister_thread();
 	for (i = 0; i < NR_STATUS; i++)
@@ -1326,7 +1386,7 @@ static void lru_rule_case(struct model_file *f, struct folio *folio,
 	__atomic_store_n(&folio->flags.f, base | flags, __ATOMIC_RELEASE);
 	rcu_read_lock();
 	status = model_fast_copy(&f->mapping, 0, marked, buf, sizeof(buf),
-				 &len);
+				 SIZE_MAX, &len);
 	rcu_read_unlock();
 	copied = status == FILEMAP_FAST_COPIED;
 	if (copied == expected)
@@ -1450,7 +1510,7 @@ static int run_model(void)
 	tap(!counters[CNT_HWPOISON],
 	    "no read of a page hwpoisoned before the read (%lu)",
 	    counters[CNT_HWPOISON]);
-	tap(!counters[CNT_BAD_LEN], "copy lengths within page and request (%lu bad)",
+	tap(!counters[CNT_BAD_LEN], "copy lengths within the request (%lu bad)",
 	    counters[CNT_BAD_LEN]);
 	tap(copied_lru_gen[0] && copied_lru_gen[1],
 	    "COPIED returned with MGLRU off and on (%lu, %lu)",
@@ -1470,13 +1530,11 @@ static int run_model(void)
 
 /*
  * Bench: refcounted read vs filemap_fast_copy(), 1..N threads, for each
- * read length of -l.  Both end with the bytes in a second buffer, the
- * reader's: the refcounted read copies straight into it, as
- * copy_folio_to_iter() does, and the lockless one through its bounce
- * buffer, as filemap_read_fast() does.
+ * read length of -l.  Both copy straight into the reader's buffer, as
+ * copy_folio_to_iter() and filemap_read_fast() do.
  */
 
-#define BENCH_MAX_LEN	512	/* FILEMAP_FAST_READ_MAX in mm/filemap.c */
+#define BENCH_MAX_LEN	4096	/* PAGE_SIZE: the folio at index 0 */
 #define BENCH_MAX_LENS	16
 
 static struct model_file *bench_file;
@@ -1535,12 +1593,11 @@ static void *bench_thread(void *arg)
 			size_t len;
 
 			rcu_read_lock();
-			status = model_fast_copy(mapping, 0, -1, buf, want,
-						 &len);
+			status = model_fast_copy(mapping, 0, -1, out, want,
+						 SIZE_MAX, &len);
 			rcu_read_unlock();
 			if (status != FILEMAP_FAST_COPIED)
 				continue;
-			memcpy(out, buf, len);
 			ops++;
 		}
 		/* the copies are the work: keep the compiler from dropping them */

@@ -12,6 +12,7 @@
 /* fast.c: mm/filemap_fast.h (or a mutant of it) built out of line. */
 enum filemap_fast_status model_fast_copy(struct address_space *mapping,
 					 loff_t pos, loff_t marked, void *buf,
-					 size_t len, size_t *copied);
+					 size_t len, size_t fault_at,
+					 size_t *copied);
 
 #endif /* __PAGECACHE_MODEL_H */

@@ -10,11 +10,16 @@
  *   spin -a pagecache.pml && gcc -O2 -DSAFETY -o pan pan.c && ./pan -m10000
  * Mutants, each of which must produce a counterexample:
  *   spin -DNO_DEFER -a pagecache.pml       flagged folios are freed at once
- *   spin -DNO_REVALIDATE -a pagecache.pml  skip step 6 (revalidation)
+ *   spin -DNO_REVALIDATE -a pagecache.pml  skip step 6 (revalidation): this
+ *                                          one must verify, since P1, P2 and
+ *                                          P4 rest on steps 2 and 2b alone
  *   spin -DNO_FLAG_CHECK -a pagecache.pml  skip step 2 (PG_rcu_free test)
+ *   spin -DNO_RELOAD -a pagecache.pml      skip step 2b (xas_reload before
+ *                                          the copy): validated only after
  * Other knobs: NO_REFILL (the reuser never refills the reader's slot),
  * NO_P2 (drop the use-after-free assertion, e.g. to see that
- * NO_FLAG_CHECK also breaks P1), and the bounds below.
+ * NO_FLAG_CHECK also breaks P1), NO_P4 (drop the per-cell data assertion),
+ * and the bounds below.
  * Readable counterexample: spin -t [-p] [-DMUTANT] pagecache.pml (the
  * printf()s narrate each step; pan does not execute them).
  * Termination of the reader as an LTL property:
@@ -28,16 +33,18 @@
  *   step 1                folio = xas_load(&xas); hole/value -> NOT_FOUND
  *   step 2                test_bit_acquire(PG_rcu_free, &folio->flags.f),
  *                         clear -> NOT_HOT
+ *   step 2b               xas_reload() != folio -> CHANGED
  *   step 3                folio_test_uptodate() -> NOT_UPTODATE;
  *                         index - folio->index >= nr_pages -> CHANGED
  *   step 4                isize = i_size_read(inode); pos >= isize -> EOF
- *   step 5                memcpy(buf, kaddr + offset, len): NC cells, each
- *                         read by its own statement
+ *   step 5                copy_page_to_iter_nofault(): NC cells, each
+ *                         read by its own statement, straight to the
+ *                         user's buffer (buf), reverted on failure
  *   step 6                smp_rmb(); xas_reload() == folio,
  *                         folio->mapping == mapping, folio_test_uptodate(),
  *                         i_size_read() == isize, else CHANGED
- *   rcu_unlock            rcu_read_unlock(); only then is buf used
- *                         (copy_to_iter()) and only on FILEMAP_FAST_COPIED
+ *   rcu_unlock            rcu_read_unlock(); buf counts as read only on
+ *                         FILEMAP_FAST_COPIED
  * proctype remover()     truncate_setsize() (i_size_write, then
  *                         truncate_pagecache()) or a hole punch
  *                         (truncate_inode_pages_range()) ->
@@ -93,6 +100,12 @@
  *    not free and has not been freed since then (ghost bits watch/uaf, so
  *    a free followed by reuse is caught too).  In the NO_FLAG_CHECK mutant
  *    step 2 is passed without a test, so P2 then covers every copy.
+ * P4 (assert in reader, at each cell read): the cell copied holds the
+ *    file's data at that position (D_A0), whatever the revalidation
+ *    decides later: the copy goes straight to the user's buffer, which
+ *    another thread can read at once.  Needs step 2 and step 2b before
+ *    the copy; NO_RELOAD breaks it (a folio freed unflagged, reused for
+ *    file B and flagged there passes step 2).
  * P3 valid end states only (pan's invalid end state check, in the SAFETY
  *    run): nothing deadlocks, every process ends or waits at an end label;
  *    the reader has no end labels and no loops, so it always terminates.
@@ -370,6 +383,24 @@ proctype reader(byte r)
 	}
 #endif
 
+	/*
+	 * (2b) xas_reload(): the same folio is still at A0.  With the flag
+	 * seen before, the memory is file A's folio at A0 from here on.
+	 */
+#ifndef NO_RELOAD
+	d_step {
+		if
+		:: slot[A0] != f -> status = CHANGED
+		:: else
+		fi;
+		printf("reader%d: (2b) xas_reload(A0) = folio %d\n", r, slot[A0])
+	}
+	if
+	:: status == CHANGED -> goto unlock
+	:: else
+	fi;
+#endif
+
 	/* (3) folio_test_uptodate(), then the folio->index check */
 	if
 	:: (folio[f].flags & PG_UPTODATE) == 0 -> status = NOT_UPTODATE; goto unlock
@@ -400,6 +431,14 @@ proctype reader(byte r)
 #ifndef NO_P2
 			/* P2: no use after free of a folio seen with PG_rcu_free */
 			assert(!protected || (folio[f].state != S_FREE && !uaf[r]));
+#endif
+#ifndef NO_P4
+			/*
+			 * P4: the copy goes straight to the user's buffer,
+			 * which other threads can read before the revalidation
+			 * decides: every cell copied must be the file's data.
+			 */
+			assert(folio[f].data[c] == D_A0);
 #endif
 			buf[c] = folio[f].data[c];
 			c++
