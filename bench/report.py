@@ -545,6 +545,41 @@ def uml_held(resdir):
     return md + table(head, body) + [""], summary
 
 
+def uml_hits(resdir):
+    """hits.csv: pgcache_fast_read (chunks the lockless read copied) and its
+    fallbacks over each read point of the kernels that have them.  Returns
+    (markdown lines, summary rows)."""
+    rows = read_csv(os.path.join(resdir, "hits.csv"))
+    if not rows:
+        return [], []
+    groups = {}
+    for r in rows:
+        key = (r["kernel"], r["fs"], r["file"], int(r["len"]))
+        rnd = groups.setdefault(key, {}).setdefault((r["boot"], r["round"]), [0, 0, 0])
+        rnd[0] += int(r["reads"])
+        rnd[1] += int(r["fast_chunks"])
+        rnd[2] += int(r["fallbacks"])
+    head = ["kernel", "fs", "file", "read size", "pages per read",
+            "lockless chunks per read", "fallbacks per 1000 reads", "reads"]
+    body, summary = [], []
+    for (k, fs, f, ln), rnds in sorted(groups.items()):
+        per = [c / n for n, c, _ in rnds.values() if n]
+        fb = [1000.0 * b / n for n, _, b in rnds.values() if n]
+        reads = sum(n for n, _, _ in rnds.values())
+        chunks = stat(per)
+        body.append([k, fs, f, ln, -(-ln // 4096), fmt_stat(chunks, 2),
+                     fmt_stat(stat(fb), 1), reads])
+        summary.append({"kernel": k, "fs": fs, "file": f, "len": ln, "reads": reads,
+                        "chunks_per_read": chunks and dict(zip(("median", "min", "max"), chunks))})
+    md = ["### Reads served by the lockless path, by read size", "",
+          "Deltas of `pgcache_fast_read` (chunks copied without a reference: at "
+          "most one folio and 64 KiB each; UML has no large folios, so one per 4 KiB "
+          "page) and of the `pgcache_fast_read_*` fallbacks over each read point, "
+          "summed over shapes and CPU counts; median (min-max) over boots and rounds.  "
+          "A read served entirely without references shows as many chunks as pages.", ""]
+    return md + table(head, body) + [""], summary
+
+
 def fmt_stat(st, digits=0):
     if st is None:
         return "-"
@@ -788,13 +823,16 @@ def uml_report(resdir, rows, meta, kernels, base, plots=True):
             md += [uml_plot(resdir, res, base, patched, fss), ""]
     held_md, held = uml_held(resdir)
     md += held_md
+    hits_md, hits = uml_hits(resdir)
+    md += hits_md
     md += uml_vmstat(resdir, kernels)
 
     # 7. uml-summary.json, for the cover letter
     def js(st):
         return None if st is None else dict(zip(("median", "min", "max"), st))
     summary = {"base": base, "patched": patched, "kernels": kernels, "blind": blind,
-               "verdict": verdict, "samples": nsamples, "headline": [], "held": held}
+               "verdict": verdict, "samples": nsamples, "headline": [], "held": held,
+               "hits": hits}
     for key in headline:
         h = {"fs": key[1], "len": key[5], "shape": key[3], "cpus": key[6], "kernels": {}}
         for k, e in res[key].items():
@@ -1069,6 +1107,19 @@ def check_uml(fails, eq, tmp, u):
         fails.append(f"held.csv row: {hmd}")
     if not hs or hs[0]["peak_kib"]["median"] != 768 or hs[0]["never_back"] != 1:
         fails.append(f"held summary: {hs}")
+
+    # hits.csv: chunks per read, median (min-max) over (boot, round)
+    open(os.path.join(tmp, "hits.csv"), "w").write(
+        "kernel,boot,round,fs,file,shape,len,cpus,reads,fast_chunks,fallbacks\n"
+        "final,1,1,tmpfs,hot,ownfd,65536,1,100,1600,0\n"
+        "final,1,1,tmpfs,hot,ownfd,65536,2,100,1500,10\n"
+        "final,1,2,tmpfs,hot,ownfd,65536,1,200,3200,0\n")
+    hmd, hs = uml_hits(tmp)
+    if "| final | tmpfs | hot | 65536 | 16 | 15.75 (15.50-16.00) | 25.0 (0.0-50.0) | 400 |" \
+            not in hmd:
+        fails.append(f"hits.csv row: {hmd}")
+    if not hs or hs[0]["chunks_per_read"]["median"] != 15.75:
+        fails.append(f"hits summary: {hs}")
 
     # a 1-CPU-only run is blind however the probe looks
     one = [r for r in csv.DictReader(synthetic_uml(120).splitlines()) if r["cpus"] == "1"]

@@ -258,15 +258,31 @@ fi
 $b sync
 $b insmod "$pcb_ko" || fail "insmod $pcb_ko"
 P=/sys/module/pcbench/parameters
-# pt ROUND TEST FS FILE SHAPE MODE LEN CPUS: one point, one ROW line
+# The series' counters: chunks the lockless read copied, and its fallbacks
+# to the slow path (nothing on a kernel without them).
+fast() {
+	$b awk '$1 == "pgcache_fast_read" { h = $2; n++ }
+		$1 ~ /^pgcache_fast_read_/ { f += $2 }
+		END { if (n) print h + 0, f + 0 }' /proc/vmstat
+}
+# pt ROUND TEST FS FILE SHAPE MODE LEN CPUS: one point, one ROW line, and
+# a HITS line with the counters' deltas over the point for a read test
 pt() {
 	if [ "$2" = atomic ]; then
 		cmd="atomic shape=$5 cpus=$8 ms=$pcb_ms"
 	else
 		cmd="read path=/mnt/$3/$4 shape=$5 mode=$6 len=$7 cpus=$8 ms=$pcb_ms"
 	fi
+	c0=$(fast)
 	echo "$cmd" >$P/run || fail "'$cmd': $($b cat $P/result)"
-	echo "ROW,$pcb_label,$pcb_boot,$1,$2,$3,$4,$5,$6,$7,$8,$($b cat $P/result)"
+	c1=$(fast)
+	res=$($b cat $P/result)
+	echo "ROW,$pcb_label,$pcb_boot,$1,$2,$3,$4,$5,$6,$7,$8,$res"
+	if [ "$2" != atomic ] && [ -n "$c0" ] && [ -n "$c1" ]; then
+		ops=${res#ops=}
+		set -- "$pcb_label" "$pcb_boot" "$1" "$3" "$4" "$5" "$7" "$8" "${ops%% *}" $c0 $c1
+		echo "HITS,$1,$2,$3,$4,$5,$6,$7,$8,$9,$((${12} - ${10})),$((${13} - ${11}))"
+	fi
 }
 # warm-up, discarded (the first run after boot is slow)
 set -- $pcb_fs
@@ -356,6 +372,7 @@ chmod +x "$RUN/guest.sh"
 commas() { local IFS=,; echo "$*"; }
 echo "kernel,boot,round,test,fs,file,shape,mode,len,cpus,ops,rate,cpu_ns,wall_ns" >"$OUT/uml.csv"
 echo "kernel,boot,round,fs,procs,seconds,files,deferred_kib,samples,max_gap_us,peak_kib,median_kib,back_us" >"$OUT/held.csv"
+echo "kernel,boot,round,fs,file,shape,len,cpus,reads,fast_chunks,fallbacks" >"$OUT/hits.csv"
 # UML backs its memory with a file in TMPDIR: a tmpfs, unless PCB_TMPDIR says.
 UML_TMP=${PCB_TMPDIR:-/dev/shm}
 : >"$OUT/vmstat.txt"
@@ -390,6 +407,10 @@ for boot in $(seq 1 "$BOOTS"); do
 		bad=$(awk -F, 'NF != 13' "$RUN/held.csv" | head -1)
 		[ -z "$bad" ] || die "[$n/$nboot] $label boot $boot: a heldback line that does not parse: $bad ($log)"
 		cat "$RUN/held.csv" >>"$OUT/held.csv"
+		sed -n 's/^HITS,//p' "$log" >"$RUN/hits.csv"
+		bad=$(awk -F, 'NF != 11' "$RUN/hits.csv" | head -1)
+		[ -z "$bad" ] || die "[$n/$nboot] $label boot $boot: a HITS line that does not parse: $bad ($log)"
+		cat "$RUN/hits.csv" >>"$OUT/hits.csv"
 		note "uml: [$n/$nboot] boot $boot, $label: $(grep -c '^ROW,' "$log") points ($((SECONDS - t)) s)"
 	done
 done

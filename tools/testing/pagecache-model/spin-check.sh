@@ -172,7 +172,7 @@ for mutant in NO_DEFER NO_REVALIDATE NO_FLAG_CHECK NO_RELOAD; do
 		if build "$mutant" "-DSAFETY -DCOLLAPSE" -D"$mutant" &&
 		   (cd "$dir" && ./pan -m"$DEPTH") >"$dir/pan.out" 2>&1 &&
 		   grep -q "errors: 0" "$dir/pan.out" && pan_complete "$dir/pan.out"; then
-			echo "ok $n - $mutant: verifies, the copy is safe without the revalidation" \
+			echo "ok $n - $mutant: verifies, the copy is safe without revalidation" \
 				"($(panstat "$dir/pan.out" "states, stored") states)"
 		else
 			echo "not ok $n - $mutant: the copy is not safe without the revalidation"

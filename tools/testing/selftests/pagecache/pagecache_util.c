@@ -448,16 +448,20 @@ size_t pc_rand_len(struct pc_rng *r, size_t max, size_t folio_size)
 
 	if (c < 10)
 		len = 1 + pc_rand_below(r, 16);
-	else if (c < 35)	/* what the lockless read path serves */
+	else if (c < 30)
 		len = 1 + pc_rand_below(r, 512);
-	else if (c < 45)
+	else if (c < 38)
 		len = 1 + pc_rand_below(r, 4096);
-	else if (c < 70)
+	else if (c < 55)
 		len = 1 + pc_rand_below(r, 65536);
-	else if (c < 85)
+	else if (c < 62)	/* 64 KiB, a lockless chunk, and off by one */
+		len = 65535 + pc_rand_below(r, 3);
+	else if (c < 77)
 		len = 4096 * (1 + pc_rand_below(r, 32)) - 1 +
 		      pc_rand_below(r, 3);
-	else if (c < 92)
+	else if (c < 80)	/* 1 MiB: several chunks, across folios */
+		len = (1 << 20) - 1 + pc_rand_below(r, 3);
+	else if (c < 88)
 		len = folio_size - 1 + pc_rand_below(r, 3);
 	else
 		len = 1 + pc_rand_below(r, 2 * folio_size);

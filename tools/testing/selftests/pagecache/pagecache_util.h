@@ -103,7 +103,10 @@ static inline uint64_t pc_rand_below(struct pc_rng *r, uint64_t n)
 
 /* An offset in [0, limit] biased towards page and folio boundaries. */
 uint64_t pc_rand_offset(struct pc_rng *r, uint64_t limit, size_t folio_size);
-/* A length in [1, max], mostly small, sometimes around boundaries. */
+/*
+ * A length in [1, max]: mostly small, sometimes around page and folio
+ * boundaries, 64 KiB or 1 MiB.
+ */
 size_t pc_rand_len(struct pc_rng *r, size_t max, size_t folio_size);
 
 /*

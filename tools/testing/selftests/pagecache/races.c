@@ -91,6 +91,7 @@ struct race {
 	uint16_t next_fid;
 	struct pc_verdict v;
 	uint64_t reads, bytes, short_reads;
+	uint64_t tails;		/* reads that wrote past their count */
 	bool failed;
 	char msg[256];
 
@@ -175,6 +176,40 @@ static uint16_t race_lookup(struct race *rc, ino_t ino)
 	return fid;
 }
 
+/* What a reader's buffer holds before each read. */
+#define RACE_FILL	0xee
+
+/*
+ * The bytes of @buf past the @ret a read of @len returned: a prefix written
+ * by a copy that did not count (the lockless read reverts, the slow path
+ * stops short) may hold this file's bytes of any generation, or zeros, but
+ * nothing else; the rest must still be RACE_FILL.
+ */
+static size_t race_check_tail(const uint8_t *buf, uint64_t off, size_t ret,
+			      size_t len, const struct pc_rules *rules,
+			      struct pc_verdict *v)
+{
+	struct pc_rules tail = *rules;
+	struct pc_verdict tv = { 0 };
+	size_t end = len;
+
+	while (end > ret && buf[end - 1] == RACE_FILL)
+		end--;
+	if (end == ret)
+		return 0;
+	tail.zeros_ok = true;
+	pc_check(buf + ret, off + ret, end - ret, &tail, &tv);
+	v->foreign += tv.foreign;
+	v->invalid += tv.invalid;
+	if (tv.have_bad && !v->have_bad) {
+		v->have_bad = true;
+		v->bad_off = tv.bad_off;
+		v->bad_val = tv.bad_val;
+		v->bad_exp = tv.bad_exp;
+	}
+	return end - ret;
+}
+
 struct reader {
 	struct race *rc;
 	int idx;
@@ -185,9 +220,11 @@ static void *reader_fn(void *arg)
 {
 	struct reader *rd = arg;
 	struct race *rc = rd->rc;
-	size_t fs = rc->b->folio_size, maxlen = 2 * fs;
+	size_t fs = rc->b->folio_size;
+	/* Reads of 1 MiB and more, up to past the end of the file. */
+	size_t maxlen = 2 * fs > (2 << 20) ? 2 * fs : (2 << 20);
 	struct pc_verdict v = { 0 };
-	uint64_t reads = 0, bytes = 0, shorts = 0;
+	uint64_t reads = 0, bytes = 0, shorts = 0, tails = 0;
 	struct pc_rules rules = {
 		.zeros_ok = rc->zeros_ok,
 		.shift_ok = rc->shift_ok,
@@ -230,6 +267,12 @@ static void *reader_fn(void *arg)
 			ssize_t ret, exp;
 			unsigned int g;
 
+			/*
+			 * Bytes past the count returned must not be another
+			 * file's either: the lockless read copies before it
+			 * revalidates, and a racing thread could see them.
+			 */
+			memset(buf, RACE_FILL, len);
 			if (pc_rand_below(&r, 5)) {
 				ret = pread(fd, buf, len, off);
 			} else {
@@ -264,6 +307,8 @@ static void *reader_fn(void *arg)
 			reads++;
 			bytes += ret;
 			pc_check(buf, off, ret, &rules, &v);
+			tails += race_check_tail(buf, off, ret, len, &rules,
+						 &v) != 0;
 			if (v.have_bad) {
 				__atomic_store_n(&rc->stop, 1,
 						 __ATOMIC_RELEASE);
@@ -279,6 +324,7 @@ static void *reader_fn(void *arg)
 	rc->reads += reads;
 	rc->bytes += bytes;
 	rc->short_reads += shorts;
+	rc->tails += tails;
 	rc->v.words_ok += v.words_ok;
 	rc->v.words_stale += v.words_stale;
 	rc->v.words_zero += v.words_zero;
@@ -935,10 +981,11 @@ static void race_run(struct __test_metadata *_metadata, struct race *rc)
 			n += snprintf(opsbuf + n, sizeof(opsbuf) - n, " %s=%llu",
 				      op->name, (unsigned long long)op->done);
 	}
-	ksft_print_msg("%s: %.1fs, %d readers, %llu reads (%llu short), %llu MiB; ops:%s\n",
+	ksft_print_msg("%s: %.1fs, %d readers, %llu reads (%llu short, %llu wrote past the count), %llu MiB; ops:%s\n",
 		       rc->b->name, secs, nr_readers,
 		       (unsigned long long)rc->reads,
 		       (unsigned long long)rc->short_reads,
+		       (unsigned long long)rc->tails,
 		       (unsigned long long)(rc->bytes >> 20), opsbuf);
 	ksft_print_msg("words: current=%llu stale=%llu zero=%llu shifted=%llu foreign=%llu never-valid=%llu\n",
 		       (unsigned long long)rc->v.words_ok,
