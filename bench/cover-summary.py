@@ -111,6 +111,19 @@ def uml_block(d, rel, meta):
             rs = "n.d. (%.2f-%.2f)" % (r["min"], r["max"])
         out.append("  %-5s %-6s %4s  %-16s %-16s %s" % (
             h["fs"], size(h["len"]), h["cpus"], st(kb.get("eff")), st(kp.get("eff")), rs))
+    ones = {}
+    for h in sm["headline"]:
+        r = h["kernels"].get(pt, {}).get("one_cpu_ratio")
+        if r:
+            ones.setdefault(h["fs"], {})[h["len"]] = r
+    if ones:
+        lens = sorted({ln for v in ones.values() for ln in v})
+        out.append("")
+        out.append("One CPU, %s/%s:" % (pt, base))
+        out.append("  %-5s " % "fs" + "".join("%-18s" % size(ln) for ln in lens).rstrip())
+        for fs, v in ones.items():
+            out.append(("  %-5s " % fs + "".join(
+                "%-18s" % (st(v[ln]) if ln in v else "-") for ln in lens)).rstrip())
     out.append("")
     out.append(wrap("eff: rate at N CPUs / (N x rate at 1 CPU); n.d.: no "
                     "difference measured (the min-max of the ratio holds 1.0). "

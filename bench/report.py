@@ -316,7 +316,7 @@ def gnuplot_plots(resdir, summary, kernels, base, note=""):
 
 UML_SHAPES = ["ownfd", "shared", "ownfile", "private"]
 UML_FS = ["tmpfs", "ramfs", "ext4"]
-UML_HEADLINE_LENS = (16, 65536)
+UML_HEADLINE_LENS = (16, 65536, 1048576)
 CONTENTION_FACTOR = 0.8   # shared CPU-eff below 0.8 x private: contention seen
 BLIND = "instrument blind to contention: no ratios are printed"
 
@@ -755,7 +755,7 @@ def uml_report(resdir, rows, meta, kernels, base, plots=True):
                 headline.append(max(ks, key=lambda k: k[6]))
     pair = list(dict.fromkeys([base, patched]))   # one kernel alone: [base]
     if headline:
-        md += ["### Headline: 16 B and 64 KiB reads, fd per thread, the most CPUs", ""]
+        md += ["### Headline: 16 B, 64 KiB and 1 MiB reads, fd per thread, the most CPUs", ""]
         if blind:
             md += uml_rates(res, headline, pair) + ["", f"({BLIND}.)", ""]
         else:
@@ -790,7 +790,7 @@ def uml_report(resdir, rows, meta, kernels, base, plots=True):
             if not blind:
                 row += [fmt_paired(res[key].get(k, {}).get("ratio")) for k in others]
             body.append(row)
-        md += ["### Sequential reads, one reader (written, fallocated and sparse files)", ""]
+        md += ["### Sequential reads, one reader (a hot 512 KiB file; written, fallocated and sparse tmpfs files)", ""]
         md += table(head, body) + [""]
 
     # 4b. the real-world workloads: git grep, the log re-read
@@ -839,6 +839,11 @@ def uml_report(resdir, rows, meta, kernels, base, plots=True):
             h["kernels"][k] = {"rate": js(e["rate"]), "samples": e["samples"]}
             for f in ("eff", "cpu_eff", "ratio", "cpu_ratio"):
                 h["kernels"][k][f] = None if blind else js(e[f])
+        # the same read on one CPU: no contention, the cost of the path
+        one = key[:6] + (1,) + key[7:]
+        for k, e in res.get(one, {}).items():
+            if k in h["kernels"]:
+                h["kernels"][k]["one_cpu_ratio"] = js(e["ratio"])
         summary["headline"].append(h)
     with open(os.path.join(resdir, "uml-summary.json"), "w") as f:
         json.dump(summary, f, indent=2)

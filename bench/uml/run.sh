@@ -240,6 +240,9 @@ $b mount -t ext4 /dev/ubda /mnt/ext4 || fail "ext4 on /dev/ubda"
 $b dd if=/dev/urandom of=/mnt/tmpfs/src bs=1M count=2 2>/dev/null || fail "random data"
 for fs in $pcb_fs; do
 	$b cp /mnt/tmpfs/src /mnt/$fs/hot || fail "hot file on $fs"
+	# small: 512 KiB, read on in 4 KiB reads (the case where October
+	# 2025's fast short reads lost half their speed without contention)
+	$b dd if=/mnt/tmpfs/src of=/mnt/$fs/small bs=512k count=1 2>/dev/null || fail "small file on $fs"
 	i=0
 	while [ $i -lt "$pcb_maxcpu" ]; do
 		$b cp /mnt/tmpfs/src /mnt/$fs/hot.$i || fail "hot.$i on $fs"
@@ -301,6 +304,7 @@ while [ $r -le "$pcb_rounds" ]; do
 		done
 	done
 	if [ "$pcb_seq" = 1 ]; then
+		for fs in $pcb_fs; do pt $r seq $fs small ownfd seq 4096 1; done
 		for f in normal falloc hole; do
 			for l in 4096 65536 1048576; do pt $r seq tmpfs $f ownfd seq $l 1; done
 		done
