@@ -5,8 +5,7 @@
 # past the data after it, read a non-uptodate tmpfs folio as zeros without
 # testing its lock bit, read a run of fallocated tmpfs folios as zeros past
 # a written one, mark folios hot by PG_workingset instead of PG_referenced,
-# defer hwpoisoned order-0 folios, forget the chain of a CPU going
-# offline, bound a chain in folios but not in pages).
+# defer hwpoisoned order-0 folios).
 # For each: commit it on top of branch `work` as refs/mutants/NAME (the
 # working tree is not touched), build it (guest config, or debug where the
 # patch says "# config: debug"), boot it, run the suite (its races for the

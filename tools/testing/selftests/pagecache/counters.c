@@ -377,9 +377,8 @@ TEST_F_TIMEOUT(cnt, cpu_hotplug, 600)
 	/*
 	 * Each cycle takes the next HP_BATCH victims offline, so that over
 	 * the cycles every victim has its turn, then brings them back; the
-	 * last cycle leaves its batch offline.  After the first cycle the
-	 * deadline is checked after each CPU, as one hotplug can take seconds
-	 * with many CPUs; the first always takes a whole batch offline.
+	 * last cycle leaves its batch offline.  The deadline is checked after
+	 * each CPU, as one hotplug can take seconds with many CPUs.
 	 */
 	end = pc_now() + pc_race_seconds();
 	do {
@@ -389,7 +388,7 @@ TEST_F_TIMEOUT(cnt, cpu_hotplug, 600)
 			next = (next + 1) % nr_victims;
 			if (!hp_set(cpu, false))
 				off[nr_off++] = cpu;
-			if (cycles && nr_off && pc_now() >= end)
+			if (nr_off && pc_now() >= end)
 				break;
 		}
 		usleep(20000);

@@ -1042,10 +1042,6 @@ TEST_F_TIMEOUT(race, migrate, RACE_TIMEOUT)
 
 	if (pc_nr_mem_nodes() < 2)
 		SKIP(return, "needs 2 NUMA nodes with memory");
-	/* No pages: only tells whether the system call exists. */
-	if (syscall(SYS_move_pages, 0, 0, NULL, NULL, NULL, 0) < 0 &&
-	    errno == ENOSYS)
-		SKIP(return, "no move_pages(2) (CONFIG_NUMA_MIGRATION)");
 	pc_read_file("/sys/devices/system/node/has_memory", buf, sizeof(buf));
 	rc->node[0] = strtol(buf, &p, 10);
 	rc->node[1] = strtol(p + 1, NULL, 10);
