@@ -8,21 +8,23 @@
 CONFIG=${CONFIG:-guest}
 LOGDIR=$BUILD/check
 mkdir -p "$LOGDIR"
-STAMP=$(mktemp)
-trap 'rm -f "$STAMP"' EXIT
 PASS=0 FAIL=0 SKIP=0 N=0
+FAILED_LOGS=()
 STEPS=17
 T0=$SECONDS
 
 finish() {
-	# CI keeps only the tail of what make check prints: name every failed
-	# test there, with the lines its log wrote just before it.
+	# CI keeps only the tail of what make check prints: repeat there each
+	# failed test with the lines its log wrote just before it, or the end
+	# of the log of a step that failed without naming a test.
 	local l
-	for l in "$LOGDIR"/*.log; do
-		[ "$l" -nt "$STAMP" ] || continue
-		grep -qE '^(not ok|# +FAIL|# FAILED)' "$l" 2>/dev/null || continue
+	for l in "${FAILED_LOGS[@]}"; do
 		echo "--- failures in $l:"
-		grep -B8 -E '^(not ok|# +FAIL )' "$l" | grep -vE '^(ok |# +OK )' | tail -40
+		if grep -q '^not ok ' "$l"; then
+			grep -B8 '^not ok ' "$l" | grep -vE '^(ok |# +OK )' | tail -40
+		else
+			tail -20 "$l"
+		fi
 	done
 	note "check: $((SECONDS - T0)) s in all; logs in $LOGDIR"
 	echo "$PASS passed, $FAIL failed, $SKIP skipped"
@@ -81,6 +83,7 @@ tap() {
 		f=1
 		echo "not ok - $what exited $rc without reporting a failed test"
 	fi
+	[ "$f" = 0 ] || FAILED_LOGS+=("$log")
 	PASS=$((PASS + p)) FAIL=$((FAIL + f)) SKIP=$((SKIP + s))
 }
 
