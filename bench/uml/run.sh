@@ -132,9 +132,14 @@ OUT=$(cd "$OUT" && pwd)
 # with a host sigprocmask() (about a microsecond), so every this_cpu_inc() of
 # a vm event would cost more than a 16-byte read; x86 does it in one
 # instruction.  The patch makes count_vm_event() a raw per-CPU increment on
-# UML only, as cheap as on x86, in base and patched alike.
+# UML only, as cheap as on x86, in base and patched alike.  And both carry
+# bench/uml/tso-barriers.patch: UML's asm-generic barriers make every
+# smp_load_acquire() (i_size_read(), the folio flag tests) a full mfence
+# and every smp_rmb() an lfence; on the x86-64 host, as in x86's own
+# barrier.h, they are compiler barriers (TSO).
 UB=$BUILD/uml
-PATCH_SUM=$(sha256sum "$TOP/bench/uml/vmstat-raw.patch" | cut -c1-12)
+UML_PATCHES="vmstat-raw.patch tso-barriers.patch"
+PATCH_SUM=$(cd "$TOP/bench/uml" && cat $UML_PATCHES | sha256sum | cut -c1-12)
 COMMITS=()
 if [ "$BUILD_UML" = 1 ]; then
 	mkdir -p "$UB"
@@ -168,10 +173,12 @@ for i in "${!LABELS[@]}"; do
 		note "uml: $label is built ($(kgit log -1 --format='%h %s' "$sha"))"
 	else
 		checkout_worktree "$sha" "$UB/src"
-		git -C "$UB/src" apply "$TOP/bench/uml/vmstat-raw.patch" ||
-			die "bench/uml/vmstat-raw.patch does not apply to $label"
+		for p in $UML_PATCHES; do
+			git -C "$UB/src" apply "$TOP/bench/uml/$p" ||
+				die "bench/uml/$p does not apply to $label"
+		done
 		t=$SECONDS
-		note "uml: building $label ($(kgit log -1 --format='%h %s' "$sha") + vmstat-raw.patch)"
+		note "uml: building $label ($(kgit log -1 --format='%h %s' "$sha") + $UML_PATCHES)"
 		rm -f "$obj/commit" "$obj/stamp"
 		uml_build "$UB/src" "$build" "$label"
 		note "uml: $label built ($((SECONDS - t)) s)"
@@ -465,7 +472,8 @@ meta = {"kind": "uml", "instrument": "User-Mode Linux SMP (arch/um, seccomp=on),
         "base": base, "series_hash": shash, "cpus": int(maxcpu),
         "cpu_counts": [int(c) for c in cpus.split()], "boots": int(boots),
         "rounds": int(rounds), "ms": int(ms), "wall_seconds": int(wall),
-        "kernels": [{"label": l, "commit": c, "config": "ARCH=um defconfig + bench/uml/uml.config"}
+        "kernels": [{"label": l, "commit": c, "config": "ARCH=um defconfig + bench/uml/uml.config",
+                     "bench_patches": ["bench/uml/vmstat-raw.patch", "bench/uml/tso-barriers.patch"]}
                     for l, c in zip(labels, commits)],
         "host_cpu_model": cpu, "host_cpus": os.cpu_count(), "host_kernel": platform.release(),
         "host_loadavg_before": load0, "host_loadavg_after": load1, "gcc_version": gcc,
