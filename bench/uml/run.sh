@@ -283,12 +283,13 @@ pt() {
 	else
 		cmd="read path=/mnt/$3/$4 shape=$5 mode=$6 len=$7 cpus=$8 ms=$pcb_ms"
 	fi
-	c0=$(fast)
+	c0='' c1=''
+	[ "$2" = atomic ] || c0=$(fast)
 	echo "$cmd" >$P/run || fail "'$cmd': $($b cat $P/result)"
-	c1=$(fast)
+	[ "$2" = atomic ] || c1=$(fast)
 	res=$($b cat $P/result)
 	echo "ROW,$pcb_label,$pcb_boot,$1,$2,$3,$4,$5,$6,$7,$8,$res"
-	if [ "$2" != atomic ] && [ -n "$c0" ] && [ -n "$c1" ]; then
+	if [ -n "$c0" ] && [ -n "$c1" ]; then
 		ops=${res#ops=}
 		set -- "$pcb_label" "$pcb_boot" "$1" "$3" "$4" "$5" "$7" "$8" "${ops%% *}" $c0 $c1
 		echo "HITS,$1,$2,$3,$4,$5,$6,$7,$8,$9,$((${12} - ${10})),$((${13} - ${11}))"
@@ -451,7 +452,7 @@ fi
 # The series measured: its patches without the cover letter (which quotes
 # the results), as bench/series-hash.sh computes it.
 series_hash=$("$TOP/bench/series-hash.sh")
-BUILD="$BUILD" python3 - "$OUT" "$((SECONDS - T0))" "$series_hash" "$load0" "$load1" "$MAXCPU" "$CPUS" \
+BUILD="$BUILD" UML_PATCHES="$UML_PATCHES" python3 - "$OUT" "$((SECONDS - T0))" "$series_hash" "$load0" "$load1" "$MAXCPU" "$CPUS" \
 	"$BOOTS" "$ROUNDS" "$MS" "${#LABELS[@]}" "${LABELS[@]}" "${COMMITS[@]}" <<'EOF'
 import json, os, platform, subprocess, sys
 out, wall, shash, load0, load1, maxcpu, cpus, boots, rounds, ms, n = sys.argv[1:12]
@@ -473,7 +474,7 @@ meta = {"kind": "uml", "instrument": "User-Mode Linux SMP (arch/um, seccomp=on),
         "cpu_counts": [int(c) for c in cpus.split()], "boots": int(boots),
         "rounds": int(rounds), "ms": int(ms), "wall_seconds": int(wall),
         "kernels": [{"label": l, "commit": c, "config": "ARCH=um defconfig + bench/uml/uml.config",
-                     "bench_patches": ["bench/uml/vmstat-raw.patch", "bench/uml/tso-barriers.patch"]}
+                     "bench_patches": ["bench/uml/" + p for p in os.environ["UML_PATCHES"].split()]}
                     for l, c in zip(labels, commits)],
         "host_cpu_model": cpu, "host_cpus": os.cpu_count(), "host_kernel": platform.release(),
         "host_loadavg_before": load0, "host_loadavg_after": load1, "gcc_version": gcc,
