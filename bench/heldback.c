@@ -14,12 +14,15 @@
  *
  * Output: one CSV line (-H prints the header first)
  *   fs,procs,seconds,files,deferred_kib,samples,max_gap_us,peak_kib,
- *   median_kib,back_us
+ *   median_kib,back_us,expedited,bound_kib
  * deferred_kib: what was deferred during the storm in all; peak_kib and median_kib:
  * of the samples during the storm, above the level before it; max_gap_us:
  * the longest time between two samples (a late sampler misses peaks);
  * back_us: from the end of the storm to the first sample at or below the
- * level before it, -1 if that did not happen within -T seconds.
+ * level before it, -1 if that did not happen within -T seconds;
+ * expedited: batches that passed mm/rcu_free.c's bound on the pages in
+ * flight (pgcache_rcu_expedited, 0 on kernels without it); bound_kib: that
+ * bound, 1/256 of MemTotal and at least 8 MiB.
  * Exit status 2, with a message, on a kernel without the counters.
  */
 #define _GNU_SOURCE
@@ -49,6 +52,9 @@ static struct shared *sh;
 static const char *dir;
 static size_t fsize = 256 << 10;
 
+/* pgcache_rcu_expedited (batches) at the last held_pages(), 0 if absent. */
+static long long expedited;
+
 /*
  * pgcache_rcu_deferred - pgcache_rcu_freed in @held, pgcache_rcu_deferred
  * in @deferred (pages); false if the counters are missing.
@@ -70,6 +76,8 @@ static bool held_pages(int fd, long long *held, long long *deferred)
 	p = strstr(buf, "\npgcache_rcu_freed ");
 	if (p)
 		f = strtoll(p + 19, NULL, 10);
+	p = strstr(buf, "\npgcache_rcu_expedited ");
+	expedited = p ? strtoll(p + 23, NULL, 10) : 0;
 	if (d < 0 || f < 0)
 		return false;
 	*held = d - f;
@@ -126,9 +134,29 @@ static void usage(void)
 	exit(1);
 }
 
+/*
+ * mm/rcu_free.c's bound on the pages in flight, in KiB: 1/256 of RAM, at
+ * least 8 MiB (from MemTotal, which is what it reads at boot, less what
+ * the kernel took since).
+ */
+static long long bound_kib(void)
+{
+	FILE *f = fopen("/proc/meminfo", "r");
+	long long total = 0, b;
+	char line[256];
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemTotal: %lld kB", &total) == 1)
+			break;
+	if (f)
+		fclose(f);
+	b = total / 256;
+	return b > 8192 ? b : 8192;
+}
+
 int main(int argc, char **argv)
 {
-	long long held0, held, peak = 0, *samples, d0, d1, d;
+	long long held0, held, peak = 0, *samples, d0, d1, d, e0;
 	double duration = 3, settle = 10, t, last, maxgap = 0, end, back = -1;
 	long interval = 1000, nsamples = 0, procs = 1, i;
 	uint64_t files = 0;
@@ -173,6 +201,7 @@ int main(int argc, char **argv)
 			storm(i);
 	}
 	held_pages(vfd, &held0, &d0);
+	e0 = expedited;
 	WRITE_ONCE(sh->ctl.start, 1);
 	t = last = now();
 	end = t + duration;
@@ -215,13 +244,13 @@ int main(int argc, char **argv)
 	} while (now() - end < settle);
 	qsort(samples, nsamples, sizeof(*samples), cmp_ll);
 	if (header)
-		printf("fs,procs,seconds,files,deferred_kib,samples,max_gap_us,peak_kib,median_kib,back_us\n");
-	printf("%s,%ld,%.3f,%llu,%llu,%ld,%.0f,%lld,%lld,%.0f\n", fs_name(dir),
+		printf("fs,procs,seconds,files,deferred_kib,samples,max_gap_us,peak_kib,median_kib,back_us,expedited,bound_kib\n");
+	printf("%s,%ld,%.3f,%llu,%llu,%ld,%.0f,%lld,%lld,%.0f,%lld,%lld\n", fs_name(dir),
 	       procs, end - t, (unsigned long long)files,
 	       (unsigned long long)(d1 - d0) * (getpagesize() / 1024), nsamples,
 	       maxgap * 1e6, peak * (long long)(getpagesize() / 1024),
 	       (nsamples ? samples[nsamples / 2] : 0) *
 	       (long long)(getpagesize() / 1024),
-	       back < 0 ? -1 : back * 1e6);
+	       back < 0 ? -1 : back * 1e6, expedited - e0, bound_kib());
 	return 0;
 }

@@ -506,8 +506,9 @@ def uml_vmstat(resdir, kernels):
         [f"- {k}: `{last[k] or '(none)'}`" for k in kernels if k in last] + [""]
 
 
-HELD_BOUND = ("a CPU's chain is handed to RCU at 64 folios or 2 MiB; what waits "
-              "for the grace period is not bounded")
+HELD_BOUND = ("a CPU's chain is handed to RCU at 64 folios or 2 MiB; past 1/256 of "
+              "RAM (at least 8 MiB) in flight, batches wait for an expedited grace "
+              "period in a worker (`expedited`: such batches during the storm)")
 
 
 def uml_held(resdir):
@@ -521,7 +522,7 @@ def uml_held(resdir):
     for r in rows:
         groups.setdefault((r["kernel"], r["fs"], int(r["procs"])), []).append(r)
     head = ["kernel", "fs", "storm procs", "samples", "deferred MiB", "peak KiB",
-            "median KiB", "back to zero ms", "longest gap ms"]
+            "median KiB", "bound KiB", "expedited", "back to zero ms", "longest gap ms"]
     body, summary = [], []
     for (k, fs, procs), rs in sorted(groups.items()):
         def st(field, div=1.0):
@@ -529,10 +530,14 @@ def uml_held(resdir):
         peak, med, back = st("peak_kib"), st("median_kib"), st("back_us", 1000.0)
         never = sum(1 for r in rs if fnum(r["back_us"]) < 0)
         backs = fmt_stat(back, 1) + (f", {never} never" if never else "")
+        bound = st("bound_kib") if "bound_kib" in rs[0] else None
+        exped = st("expedited") if "expedited" in rs[0] else None
         body.append([k, fs, procs, len(rs), fmt_stat(st("deferred_kib", 1024.0), 1),
-                     fmt_stat(peak), fmt_stat(med), backs, fmt_stat(st("max_gap_us", 1000.0), 1)])
+                     fmt_stat(peak), fmt_stat(med), fmt_stat(bound), fmt_stat(exped),
+                     backs, fmt_stat(st("max_gap_us", 1000.0), 1)])
         summary.append({"kernel": k, "fs": fs, "procs": procs, "samples": len(rs),
                         "peak_kib": peak and dict(zip(("median", "min", "max"), peak)),
+                        "bound_kib": bound and bound[0],
                         "back_ms": back and dict(zip(("median", "min", "max"), back)),
                         "never_back": never})
     md = ["### Memory held back during a truncate storm", "",
@@ -1102,13 +1107,13 @@ def check_uml(fails, eq, tmp, u):
     # held.csv: median (min-max) of peak and back-to-zero; -1 is "never"
     open(os.path.join(tmp, "held.csv"), "w").write(
         "kernel,boot,round,fs,procs,seconds,files,deferred_kib,samples,max_gap_us,"
-        "peak_kib,median_kib,back_us\n"
-        "final,1,1,tmpfs,2,2.0,100,25600,2000,1500,512,256,3000\n"
-        "final,1,2,tmpfs,2,2.0,100,25600,2000,1200,1024,300,5000\n"
-        "final,2,1,tmpfs,2,2.0,100,25600,2000,1100,768,280,-1\n")
+        "peak_kib,median_kib,back_us,expedited,bound_kib\n"
+        "final,1,1,tmpfs,2,2.0,100,25600,2000,1500,512,256,3000,0,8192\n"
+        "final,1,2,tmpfs,2,2.0,100,25600,2000,1200,1024,300,5000,2,8192\n"
+        "final,2,1,tmpfs,2,2.0,100,25600,2000,1100,768,280,-1,1,8192\n")
     hmd, hs = uml_held(tmp)
     if "| final | tmpfs | 2 | 3 | 25.0 (25.0-25.0) | 768 (512-1024) | 280 (256-300) | " \
-            "4.0 (3.0-5.0), 1 never | 1.2 (1.1-1.5) |" not in hmd:
+            "8192 (8192-8192) | 1 (0-2) | 4.0 (3.0-5.0), 1 never | 1.2 (1.1-1.5) |" not in hmd:
         fails.append(f"held.csv row: {hmd}")
     if not hs or hs[0]["peak_kib"]["median"] != 768 or hs[0]["never_back"] != 1:
         fails.append(f"held summary: {hs}")
