@@ -6,7 +6,7 @@ CONFIG ?= guest
 .PHONY: help deps tree export export-check build build-base build-debug \
 	boundaries vm check check-debug check-many test-workbench clean distclean \
 	sync sync-selftests selftests mutants model model-check model-bench \
-	lint bench bench-guest bench-smoke kvm-bundle send-check send
+	lint bench bench-guest bench-smoke kvm-bundle send-check send soak soak-mutant
 
 help:
 	@echo "pagecache-rcu: RCU page-cache reads for Linux 7.3 (see README.md)"
@@ -17,6 +17,9 @@ help:
 	@echo "  make check-many    the patched kernel on 64 CPUs: QEMU/TCG debug and PREEMPT_RT"
 	@echo "                     guests, UML SMP; races, deferral storm, CPU hotplug, KUnit"
 	@echo "                     (about 1 h here; MANY_ARGS='--help'); results/<stamp>-many"
+	@echo "  make soak          10^8 racing reads on the debug UML SMP kernel (KASAN, lockdep),"
+	@echo "                     counted, console scanned; results/<stamp>-soak (SOAK_ARGS='--help')"
+	@echo "  make soak-mutant   the same, short, on the no-defer mutant: it must fail"
 	@echo "  make deps          install missing Debian packages"
 	@echo "  make tree          build/linux: Debian linux-source-7.3 (trixie-backports)"
 	@echo "                     as tag 'base', patches/ applied with git am onto branch 'work'"
@@ -101,6 +104,10 @@ bench-smoke:
 	bench/uml/run.sh --smoke --kernels final=work --cpus "1 2" --out build/bench-smoke-uml
 kvm-bundle: build build-base
 	bench/kvm-bundle.sh
+soak: tree
+	$(S)/soak.sh $(SOAK_ARGS)
+soak-mutant: tree
+	$(S)/soak.sh --mutant no-defer --reads 20000000 --seconds 600 --round-ms 10000 $(SOAK_ARGS)
 send-check: tree
 	$(S)/post.sh check
 send: tree
