@@ -178,6 +178,18 @@ static void soak_check(struct soak_reader *r, unsigned int fi, loff_t off,
 	}
 }
 
+/* A finished thread stays until soak_cleanup()'s kthread_stop(). */
+static int soak_park(void)
+{
+	while (!kthread_should_stop()) {
+		set_current_state(TASK_INTERRUPTIBLE);
+		if (!kthread_should_stop())
+			schedule();
+		__set_current_state(TASK_RUNNING);
+	}
+	return 0;
+}
+
 static int soak_reader_fn(void *arg)
 {
 	struct soak_reader *r = arg;
@@ -223,13 +235,7 @@ static int soak_reader_fn(void *arg)
 out:
 	if (atomic_dec_and_test(&done))
 		complete(&all_done);
-	while (!kthread_should_stop()) {
-		set_current_state(TASK_INTERRUPTIBLE);
-		if (!kthread_should_stop())
-			schedule();
-		__set_current_state(TASK_RUNNING);
-	}
-	return 0;
+	return soak_park();
 }
 
 static int soak_mutate_once(u64 *rng, unsigned int op)
@@ -281,13 +287,7 @@ static int soak_mutator_fn(void *arg)
 		mutator_err = soak_mutate_once(&rng, op++ % 4);
 		cond_resched();
 	}
-	while (!kthread_should_stop()) {
-		set_current_state(TASK_INTERRUPTIBLE);
-		if (!kthread_should_stop())
-			schedule();
-		__set_current_state(TASK_RUNNING);
-	}
-	return 0;
+	return soak_park();
 }
 
 static struct file *soak_open(const char *name, int flags)
