@@ -43,6 +43,32 @@ step() {
 
 kgit() { git -C "$KSRC" "$@"; }
 
+# mutant_commit NAME LOG: commit tests/mutants/NAME.patch on top of
+# $WORK_BRANCH as refs/mutants/NAME (no working tree touched) and print
+# the commit; status 1, with git's words in LOG, where it does not apply.
+mutant_commit() {
+	local name=$1 log=$2 idx tree c
+	idx=$(mktemp)
+	GIT_INDEX_FILE=$idx kgit read-tree "$WORK_BRANCH"
+	if ! GIT_INDEX_FILE=$idx kgit apply --cached "$TOP/tests/mutants/$name.patch" 2>"$log"; then
+		rm -f "$idx"
+		return 1
+	fi
+	tree=$(GIT_INDEX_FILE=$idx kgit write-tree)
+	rm -f "$idx"
+	c=$(kgit commit-tree "$tree" -p "$WORK_BRANCH" -m "mutant: $name")
+	kgit update-ref "refs/mutants/$name" "$c"
+	echo "$c"
+}
+
+# mutant_config NAME: the config a mutant is built with ("# config: X"
+# in its patch, guest when none).
+mutant_config() {
+	local cfg
+	cfg=$(sed -n 's/^# config: //p' "$TOP/tests/mutants/$1.patch" | head -1)
+	echo "${cfg:-guest}"
+}
+
 # Builds check commits out in one worktree (build/linux-build): one at a time.
 WT=$BUILD/linux-build
 # The compiler for kernel builds: through ccache where installed.

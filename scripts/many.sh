@@ -22,11 +22,18 @@
 # (WARNING, KASAN, lockdep, RCU stalls, hung tasks) by scripts/vm.
 # Results: results/<stamp>-many/ (metadata.json, summary.md, logs/).
 #
+# --mutant NAME builds the QEMU runs' kernels with tests/mutants/NAME.patch
+# applied (make check-many-mutant: offline-chain-lost, the chain of a CPU
+# going offline forgotten); the runs default to the one of the mutant's
+# config, and the exit status is 0 when a run fails (killed), 1 when all
+# pass (survived).  --no-races runs the counters and the KUnit test only.
+#
 #   many.sh [--cpus N] [--seconds S] [--readers R] [--variants 'ext4 tmpfs']
-#           [--only 'qemu-debug qemu-rt uml'] [--out DIR]
+#           [--only 'qemu-debug qemu-rt uml'] [--mutant NAME] [--no-races]
+#           [--out DIR]
 . "$(dirname "$0")/lib.sh"
 
-CPUS=64 SECS=4 ONLY="qemu-debug qemu-rt uml" OUT='' READERS='' VARIANTS="ext4 tmpfs"
+CPUS=64 SECS=4 ONLY='' OUT='' READERS='' VARIANTS="ext4 tmpfs" MUTANT='' RACES=1
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--cpus) CPUS=$2; shift 2 ;;
@@ -35,6 +42,8 @@ while [ $# -gt 0 ]; do
 	--variants) VARIANTS=$2; shift 2 ;;
 	--only) ONLY=$2; shift 2 ;;
 	--out) OUT=$2; shift 2 ;;
+	--mutant) MUTANT=$2; shift 2 ;;
+	--no-races) RACES=0; shift ;;
 	-h|--help) sed -n '2,/^\. /p' "$0" | sed 's/^# \{0,1\}//;$d'; exit 0 ;;
 	*) die "unknown option '$1' (--help)" ;;
 	esac
@@ -46,10 +55,24 @@ case "$CPUS" in ''|*[!0-9]*) die "--cpus wants a number" ;; esac
 # mutator thread of a race gets a 65th of the time (one truncate in 4 s)
 # and the reclaim races outrun their 120 s timeout.
 READERS=${READERS:-$((CPUS / 4 > 2 ? CPUS / 4 : 2))}
+REF=$WORK_BRANCH LABEL=final
+if [ -n "$MUTANT" ]; then
+	[ -f "$TOP/tests/mutants/$MUTANT.patch" ] || die "--mutant: no tests/mutants/$MUTANT.patch"
+	case "$(mutant_config "$MUTANT")" in
+	debug) ONLY=${ONLY:-qemu-debug} ;;
+	rt) ONLY=${ONLY:-qemu-rt} ;;
+	*) die "--mutant $MUTANT: its config is $(mutant_config "$MUTANT"); check-many has debug and rt guests" ;;
+	esac
+	case " $ONLY " in *" uml "*) die "--mutant: the uml run boots make bench's kernel, not a mutant" ;; esac
+	mutant_commit "$MUTANT" "$BUILD/many-mutant.apply" >/dev/null ||
+		die "tests/mutants/$MUTANT.patch does not apply to $WORK_BRANCH: $(head -1 "$BUILD/many-mutant.apply")"
+	REF=refs/mutants/$MUTANT LABEL=mutant-$MUTANT
+fi
+ONLY=${ONLY:-qemu-debug qemu-rt uml}
 VFLAGS=''
 for v in $VARIANTS; do VFLAGS="$VFLAGS -v $v"; done
 STAMP=$(date -u +%Y%m%dT%H%M%SZ)
-OUT=${OUT:-$TOP/results/$STAMP-many}
+OUT=${OUT:-$TOP/results/$STAMP-many${MUTANT:+-mutant-$MUTANT}}
 mkdir -p "$OUT/logs"
 T0=$SECONDS
 PASS=0 FAIL=0
@@ -84,16 +107,17 @@ verdict() {
 # qemu NAME CONFIG: build the final kernel of CONFIG, boot it with $CPUS
 # CPUs and run the counters and races programs.
 qemu() {
-	local name=$1 cfg=$2 log=$OUT/logs/$1.log rc=0 t=$SECONDS
-	"$TOP/scripts/build.sh" "$cfg" "$WORK_BRANCH" final >"$OUT/logs/$name-build.log" 2>&1 ||
+	local name=$1 cfg=$2 log=$OUT/logs/$1.log rc=0 t=$SECONDS races=''
+	[ "$RACES" = 1 ] && races="cd '$BUILD/ksft/pagecache' && echo '# races$VFLAGS' && ./races$VFLAGS || rc=1;"
+	"$TOP/scripts/build.sh" "$cfg" "$REF" "$LABEL" >"$OUT/logs/$name-build.log" 2>&1 ||
 		{ FAIL=$((FAIL + 1)); echo "not ok - $name: build failed ($OUT/logs/$name-build.log)"; return; }
-	"$TOP/scripts/vm" --kernel "$BUILD/images/final/$cfg/bzImage" --quiet \
+	"$TOP/scripts/vm" --kernel "$BUILD/images/$LABEL/$cfg/bzImage" --quiet \
 		--cpus "$CPUS" --numa 2 --mem 4G --swap 256 --disk ext4 --disk xfs \
 		--timeout "${MANY_TIMEOUT:-3600}" --console-log "$OUT/logs/$name-console.log" \
 		--append "movablecore=25% rcupdate.rcu_cpu_stall_timeout=60" -- \
 		env PAGECACHE_PROGS=counters PAGECACHE_READERS="$READERS" \
 		PAGECACHE_RACE_SECONDS="$SECS" PAGECACHE_OFFLINE=1 \
-		sh -c "'$TOP/scripts/selftests.sh' run; rc=\$?; cd '$BUILD/ksft/pagecache' && echo '# races$VFLAGS' && ./races$VFLAGS || rc=1; grep pgcache_rcu /proc/vmstat; exit \$rc" \
+		sh -c "'$TOP/scripts/selftests.sh' run; rc=\$?; $races grep pgcache_rcu /proc/vmstat; exit \$rc" \
 		>"$log" 2>&1 || rc=$?
 	verdict "$name: QEMU/TCG -smp $CPUS, $cfg config ($((SECONDS - t)) s)" "$log" "$rc"
 }
@@ -148,11 +172,16 @@ EOF
 }
 
 {
-	echo "# make check-many: the patched kernel on $CPUS CPUs"
+	echo "# make check-many: the patched kernel on $CPUS CPUs${MUTANT:+, mutant $MUTANT}"
 	echo
 	echo "Base $BASE_PKG $BASE_PKG_VERSION, series $SERIES, $(date -u +%FT%TZ)."
 	echo "Host: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) CPUs."
-	echo "Race seconds $SECS, $READERS reader threads per race, variants: $VARIANTS. TCG timings mean nothing."
+	if [ "$RACES" = 1 ]; then
+		echo "Race seconds $SECS, $READERS reader threads per race, variants: $VARIANTS. TCG timings mean nothing."
+	else
+		echo "No races (--no-races): the counters and the KUnit test. TCG timings mean nothing."
+	fi
+	[ -z "$MUTANT" ] || echo "Kernel: branch $WORK_BRANCH with tests/mutants/$MUTANT.patch applied ($(head -1 "$TOP/tests/mutants/$MUTANT.patch" | sed 's/^# //'))."
 	echo
 } >"$OUT/summary.md"
 for what in $ONLY; do
@@ -163,21 +192,26 @@ for what in $ONLY; do
 	*) die "unknown run '$what' (qemu-debug, qemu-rt, uml)" ;;
 	esac
 done
+EXTRA=${MUTANT:+ --mutant $MUTANT}
+[ "$RACES" = 1 ] || EXTRA="$EXTRA --no-races"
 python3 - "$OUT" "$CPUS" "$SECS" "$ONLY" "$PASS" "$FAIL" "$((SECONDS - T0))" "$READERS" "$VARIANTS" \
-	"$BUILD/base.env" "$SERIES" "$HEAD" <<'EOF'
+	"$BUILD/base.env" "$SERIES" "$HEAD" "$MUTANT" "$RACES" "$EXTRA" <<'EOF'
 import json, sys
-out, cpus, secs, only, p, f, t, readers, variants, base_env, series, head = sys.argv[1:]
+out, cpus, secs, only, p, f, t, readers, variants, base_env, series, head, mutant, races, extra = sys.argv[1:]
 meta = {
     "instrument": "make check-many: QEMU/TCG and UML SMP",
     "base": dict(l.strip().split("=", 1) for l in open(base_env) if "=" in l),
     "cpus": int(cpus), "race_seconds": float(secs), "runs": only.split(),
-    "readers": int(readers), "variants": variants.split(),
+    "readers": int(readers), "variants": variants.split() if races == "1" else [],
+    "mutant": mutant or None,
     "passed": int(p), "failed": int(f), "seconds": int(t),
     "series_hash": series,
     "workbench_commit": head,
     "host_cpu": next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?"),
-    "command": "make check-many MANY_ARGS='--cpus %s --seconds %s --readers %s --variants \"%s\" --only \"%s\"'" % (cpus, secs, readers, variants, only),
+    "command": "make check-many MANY_ARGS='--cpus %s --seconds %s --readers %s --variants \"%s\" --only \"%s\"%s'" % (cpus, secs, readers, variants, only, extra),
 }
+if mutant:
+    meta["mutant_verdict"] = "killed" if int(f) else "survived"
 json.dump(meta, open(out + "/metadata.json", "w"), indent=1)
 EOF
 cat >"$OUT/reproducer.sh" <<EOF
@@ -188,9 +222,18 @@ cat >"$OUT/reproducer.sh" <<EOF
 set -e
 git checkout $HEAD
 make deps tree
-make check-many MANY_ARGS="--cpus $CPUS --seconds $SECS --readers $READERS --variants '$VARIANTS' --only '$ONLY'"
+make check-many MANY_ARGS="--cpus $CPUS --seconds $SECS --readers $READERS --variants '$VARIANTS' --only '$ONLY'$EXTRA"
 EOF
 chmod +x "$OUT/reproducer.sh"
 note "check-many: $((SECONDS - T0)) s; $OUT"
 echo "$PASS passed, $FAIL failed"
+if [ -n "$MUTANT" ]; then
+	# A mutant is caught when a run fails.
+	if [ "$FAIL" -gt 0 ]; then
+		echo "ok - mutant $MUTANT killed on $CPUS CPUs" | tee -a "$OUT/summary.md"
+		exit 0
+	fi
+	echo "not ok - mutant $MUTANT SURVIVED on $CPUS CPUs" | tee -a "$OUT/summary.md"
+	exit 1
+fi
 [ "$FAIL" = 0 ]

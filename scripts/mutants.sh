@@ -58,24 +58,16 @@ names=${MUTANTS:-$(cd "$TOP/tests/mutants" && ls *.patch | sed 's/\.patch$//')}
 for name in $names; do
 	patch=$TOP/tests/mutants/$name.patch
 	[ -f "$patch" ] || die "no mutant $patch"
-	cfg=$(sed -n 's/^# config: //p' "$patch" | head -1)
-	cfg=${cfg:-guest}
+	cfg=$(mutant_config "$name")
 	# "# race-seconds: N": the races of races.c run N seconds instead of 2,
 	# for a mutant whose window only a longer race hits reliably.
 	secs=$(sed -n 's/^# race-seconds: \([0-9][0-9]*\)$/\1/p' "$patch" | head -1)
 	t0=$SECONDS
-	idx=$(mktemp)
-	GIT_INDEX_FILE=$idx kgit read-tree "$WORK_BRANCH"
-	if ! GIT_INDEX_FILE=$idx kgit apply --cached "$patch" 2>"$LOGDIR/$name.apply"; then
-		rm -f "$idx"
+	if ! mutant_commit "$name" "$LOGDIR/$name.apply" >/dev/null; then
 		note "mutant $name: does not apply to $WORK_BRANCH any more (regenerate it): $(head -1 "$LOGDIR/$name.apply")"
 		broken=$((broken + 1))
 		continue
 	fi
-	tree=$(GIT_INDEX_FILE=$idx kgit write-tree)
-	rm -f "$idx"
-	c=$(kgit commit-tree "$tree" -p "$WORK_BRANCH" -m "mutant: $name")
-	kgit update-ref "refs/mutants/$name" "$c"
 	if ! "$TOP/scripts/build.sh" "$cfg" "refs/mutants/$name" "mutant-$name" >"$LOGDIR/$name.build" 2>&1; then
 		note "mutant $name: does not build ($LOGDIR/$name.build)"
 		broken=$((broken + 1))

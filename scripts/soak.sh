@@ -3,7 +3,8 @@
 # the debug options, counted, and the console scanned for splats.
 #
 #   soak.sh [--reads N] [--seconds S] [--round-ms T] [--cpus C]
-#           [--fs "tmpfs ext4"] [--kernel DIR] [--mutant NAME] [--out DIR]
+#           [--fs "tmpfs ext4"] [--files N] [--size BYTES] [--kernel DIR]
+#           [--mutant NAME] [--host-load L] [--out DIR]
 #
 # Instrument: User-Mode Linux SMP (each virtual CPU a host thread, so the
 # readers run truly in parallel), built from branch `work` (the series,
@@ -22,19 +23,31 @@
 # Pass: every round ends without an error, 0 foreign, 0 invalid, N reads
 # reached, the lockless path served reads, and the console has no splat
 # (scripts/vm --scan: KASAN, WARNING, lockdep, RCU stall, hung task ...).
+# --files N, --size BYTES: the files the readers read and the mutator
+# truncates, punches and invalidates (default 8 of 256 KiB; fewer and
+# smaller files put the readers on the very folios being freed more often).
 # --kernel DIR: a UML kernel built elsewhere (DIR/linux and DIR/.config),
 # e.g. make check's short run on make bench's patched UML kernel.
 # --mutant NAME: the soak kernel with tests/mutants/NAME.patch applied
 # (same object directory, rebuilt incrementally); exit 0 when the soak
-# kills it (foreign or invalid bytes, or a splat), 1 when it survives, 2
-# when the run failed for another reason (make soak-mutant: no-defer,
-# freeing without the grace period).
+# kills it (foreign or invalid bytes, or a splat once the first round has
+# started: a crash while booting is the instrument's, not the mutant's),
+# 1 when it survives, 2 when the run failed for another reason (make
+# soak-mutant: no-defer, freeing without the grace period).
+# --host-load L: L busy loops on the host for the length of the run.  A
+# virtual CPU of UML is a host thread that the host then preempts every
+# few milliseconds, wherever it is, inside an RCU read-side section too:
+# a window of nanoseconds (a reader's copy racing the free of the folio
+# it copies) becomes one of milliseconds, as under QEMU/TCG.  Without it
+# the no-defer mutant survived 7.9 million reads on 2 idle host CPUs.
+# (More virtual CPUs than host CPUs would do the same, but the KASAN UML
+# kernel crashes bringing up a third CPU: a stack walk off a host stack.)
 # Results: results/<stamp>-soak/ (metadata.json, soak.csv, report.md,
 # console.log, scan.txt, reproducer.sh).
 . "$(dirname "$0")/lib.sh"
 . "$TOP/bench/uml/lib.sh"
 
-READS=100000000 SECS=5400 ROUND_MS=60000 CPUS=$(nproc) FSS="tmpfs ext4" KDIR='' OUT='' MUTANT=''
+READS=100000000 SECS=5400 ROUND_MS=60000 CPUS=$(nproc) FSS="tmpfs ext4" KDIR='' OUT='' MUTANT='' LOAD=0 FILES=8 SIZE=262144
 ARGS=("$@")
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -45,16 +58,23 @@ while [ $# -gt 0 ]; do
 	--fs) FSS=$2; shift ;;
 	--kernel) KDIR=$2; shift ;;
 	--mutant) MUTANT=$2; shift ;;
+	--host-load) LOAD=$2; shift ;;
+	--files) FILES=$2; shift ;;
+	--size) SIZE=$2; shift ;;
 	--out) OUT=$2; shift ;;
 	-h | --help) sed -n '2,/^\. /p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	*) die "unknown option $1 (scripts/soak.sh --help)" ;;
 	esac
 	shift
 done
-for v in READS SECS ROUND_MS CPUS; do
+[[ "$LOAD" =~ ^[0-9]+$ ]] && [ "$LOAD" -le 64 ] || die "--host-load: 0 to 64 busy loops, not '$LOAD'"
+for v in READS SECS ROUND_MS CPUS FILES SIZE; do
 	[[ "${!v}" =~ ^[1-9][0-9]*$ ]] || die "--$(echo "$v" | tr 'A-Z_' 'a-z-'): a positive integer, not '${!v}'"
 done
 [ "$CPUS" -le 64 ] || die "--cpus: UML has at most 64 CPUs (NR_CPUS)"
+[ "$FILES" -le 64 ] || die "--files: at most 64 (pcsoak's MAX_FILES)"
+[ "$SIZE" -ge 4096 ] && [ "$SIZE" -le 16777216 ] && [ $((SIZE % 4096)) = 0 ] ||
+	die "--size: a multiple of 4096 from 4096 to 16 MiB, not '$SIZE'"
 for f in $FSS; do case $f in tmpfs | ext4) ;; *) die "--fs: tmpfs or ext4, not '$f'" ;; esac; done
 [ "$(uname -m)" = x86_64 ] || die "UML here is built for x86_64 hosts, not $(uname -m)"
 for t in busybox mkfs.ext4 python3; do
@@ -121,7 +141,8 @@ OUT=${OUT:-$TOP/results/$STAMP-soak${MUTANT:+-mutant-$MUTANT}}
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 RUN=$(mktemp -d "$UB/soak-run.XXXXXX")
-trap 'rm -rf "$RUN"' EXIT
+LOADPIDS=()
+trap 'rm -rf "$RUN"; [ ${#LOADPIDS[@]} = 0 ] || kill "${LOADPIDS[@]}" 2>/dev/null' EXIT
 BB=$(command -v busybox)
 sed "s|@BUSYBOX@|$BB|" >"$RUN/init.sh" <<'EOF'
 #!@BUSYBOX@ sh
@@ -147,13 +168,18 @@ while [ "$total" -lt "$soak_reads" ]; do
 		fi
 		round=$((round + 1))
 		echo "SOAK-VMSTAT-BEFORE $round $(pc)"
-		echo "soak dir=/mnt/$fs ms=$soak_ms readers=$soak_cpus" >$P/run || rc=1
+		echo "soak dir=/mnt/$fs files=$soak_files size=$soak_size ms=$soak_ms readers=$soak_cpus" >$P/run || rc=1
 		res=$($b cat $P/result)
 		echo "SOAK-VMSTAT-AFTER $round $(pc)"
 		echo "SOAK-ROUND $round $fs $res"
 		r=${res#reads=}
 		total=$((total + ${r%% *}))
 		[ "$rc" = 0 ] || break 2
+		# A mutant's run ends at the round of its first splat.
+		if [ "$soak_mutant" = 1 ] && $b dmesg | $b grep -q -E 'BUG:|WARNING:|Oops'; then
+			echo "SOAK-SPLAT after round $round: the mutant's run stops here"
+			break 2
+		fi
 	done
 done
 echo "SOAK-TOTAL $total reads in $(($($b date +%s) - t0)) s"
@@ -165,30 +191,46 @@ chmod +x "$RUN/init.sh"
 truncate -s 256M "$RUN/ext4.img"
 mkfs.ext4 -q -F -b 4096 "$RUN/ext4.img"
 note "soak: $READS reads on $CPUS CPUs, rounds of $ROUND_MS ms over $FSS, at most $SECS s"
+for ((i = 0; i < LOAD; i++)); do
+	timeout -s KILL "$((SECS + 600))" sh -c 'while :; do :; done' &
+	LOADPIDS+=($!)
+done
+[ "$LOAD" = 0 ] || note "soak: $LOAD busy loops on the host"
 t=$SECONDS rc=0
 TMPDIR=/dev/shm timeout -s KILL "$((SECS + 600))" "$KDIR/linux" mem=2G ncpus="$CPUS" seccomp=on \
 	page_poison=1 rootfstype=hostfs rootflags=/ ro init="$RUN/init.sh" \
 	con=null con0=null,fd:1 ubd0="$RUN/ext4.img" umid="soak$$" uml_dir="$RUN" \
 	soak_ko="$MOD/pcsoak.ko" soak_reads="$READS" soak_secs="$SECS" soak_ms="$ROUND_MS" \
-	soak_cpus="$CPUS" soak_fs="$(echo $FSS | tr ' ' ,)" \
+	soak_cpus="$CPUS" soak_fs="$(echo $FSS | tr ' ' ,)" soak_files="$FILES" soak_size="$SIZE" soak_mutant="$([ -n "$MUTANT" ] && echo 1 || echo 0)" \
 	</dev/null >"$OUT/console.log" 2>&1 || rc=$?
 note "soak: UML exited $rc after $((SECONDS - t)) s"
+if [ "$LOAD" != 0 ]; then
+	kill "${LOADPIDS[@]}" 2>/dev/null || true
+	wait "${LOADPIDS[@]}" 2>/dev/null || true
+	LOADPIDS=()
+fi
 scan=0
 "$TOP/scripts/vm" --scan "$OUT/console.log" >"$OUT/scan.txt" 2>&1 || scan=1
 
 SERIES=$("$TOP/bench/series-hash.sh")
 python3 - "$OUT" "$READS" "$rc" "$scan" "$BUILD/base.env" "$SERIES" \
 	"$(git -C "$TOP" rev-parse HEAD)" "$(cat "$KDIR/commit" 2>/dev/null || echo unknown)" \
-	"$KDIR/.config" "$CPUS" "$ROUND_MS" "$SECS" "$FSS" "$((SECONDS - T0))" "${ARGS[*]:-}" "$MUTANT" <<'EOF'
+	"$KDIR/.config" "$CPUS" "$ROUND_MS" "$SECS" "$FSS" "$((SECONDS - T0))" "${ARGS[*]:-}" "$MUTANT" "$LOAD" <<'EOF'
 import json, re, sys
 (out, target, uml_rc, scan, base_env, series, head, kcommit, kconfig, cpus,
- round_ms, secs, fss, wall, args, mutant) = sys.argv[1:]
+ round_ms, secs, fss, wall, args, mutant, load) = sys.argv[1:]
 target, cpus = int(target), int(cpus)
 rows, before, after, notes, reasons = [], {}, {}, [], {}
 seen_cpus = done = None
 kv = lambda s: dict(x.split("=", 1) for x in s.split() if "=" in x)
-for line in open(out + "/console.log", errors="replace"):
-    line = line.rstrip("\n")
+console = [l.rstrip("\n") for l in open(out + "/console.log", errors="replace")]
+# Where the first round started, and where the first splat that
+# scripts/vm --scan reported ("vm:   LINE") is: a splat before the first
+# round is the boot's, not the soak's.
+started = next((i for i, l in enumerate(console) if l.startswith("SOAK-VMSTAT-BEFORE ")), None)
+splats = [l[6:] for l in open(out + "/scan.txt", errors="replace") if l.startswith("vm:   ")]
+first_splat = next((i for i, l in enumerate(console) if any(s.strip() and s.strip() in l for s in splats)), None)
+for line in console:
     m = re.match(r"SOAK-VMSTAT-(BEFORE|AFTER) (\d+) ?(.*)", line)
     if m:
         (before if m[1] == "BEFORE" else after)[int(m[2])] = kv(m[3])
@@ -262,7 +304,7 @@ meta = {
                "rcu_freed": tot("pgcache_rcu_freed"),
                "mutator": {k: tot(k) for k in ("truncate", "punch", "invalidate", "secret")}},
     "splat_scan_clean": scan == "0", "passed": not fails, "failures": fails,
-    "mutant": mutant or None,
+    "mutant": mutant or None, "host_busy_loops": int(load),
     "command": "scripts/soak.sh " + args,
 }
 json.dump(meta, open(out + "/metadata.json", "w"), indent=1)
@@ -272,6 +314,9 @@ with open(out + "/report.md", "w") as f:
             "Kernel options: %s. Rounds of %s ms over %s.\n\n" %
             (base.get("BASE_PKG", "?"), base.get("BASE_PKG_VERSION_USED", "?"), series, kcommit,
              seen_cpus, cpus, meta["host_cpu"], ", ".join(sorted(config)) or "none", round_ms, fss))
+    if int(load):
+        f.write("The host ran %s busy loops beside UML (--host-load): its virtual CPUs were "
+                "preempted inside reads.\n\n" % load)
     f.write("| fs | rounds | reads | lockless chunks | fallbacks | short | zero words | "
             "foreign | invalid | truncate | punch | invalidate | secret | deferred | freed |\n")
     f.write("|---|" + "---:|" * 14 + "\n")
@@ -295,9 +340,11 @@ print("soak: %d reads (%d lockless chunks), %d foreign, %d invalid, %s" %
 if not mutant:
     sys.exit(1 if fails else 0)
 # A mutant is killed by what the soak exists to see: another file's or
-# impossible bytes, or a splat (KASAN's use-after-free); a soak that only
-# ran short or did not boot proves nothing.
-if bad or scan != "0":
+# impossible bytes, or a splat (KASAN's use-after-free) after the first
+# round started; a soak that only ran short or did not boot proves nothing.
+if started is None:
+    verdict, rc = "BROKEN (no round started: %s)" % "; ".join(fails), 2
+elif bad or (scan != "0" and (first_splat is None or first_splat > started)):
     verdict, rc = "KILLED", 0
 elif not fails:
     verdict, rc = "SURVIVED", 1
