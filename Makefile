@@ -4,7 +4,7 @@ S := scripts
 CONFIG ?= guest
 
 .PHONY: help deps tree export export-check build build-base build-debug \
-	boundaries vm check check-debug check-many test-workbench clean distclean \
+	boundaries vm check check-debug check-many check-many-mutant test-workbench clean distclean \
 	sync sync-selftests selftests mutants model model-check model-bench \
 	lint bench bench-guest bench-smoke kvm-bundle send-check send soak soak-mutant
 
@@ -17,6 +17,8 @@ help:
 	@echo "  make check-many    the patched kernel on 64 CPUs: QEMU/TCG debug and PREEMPT_RT"
 	@echo "                     guests, UML SMP; races, deferral storm, CPU hotplug, KUnit"
 	@echo "                     (about 1 h here; MANY_ARGS='--help'); results/<stamp>-many"
+	@echo "  make check-many-mutant  the same with the chain of a CPU going offline"
+	@echo "                     forgotten (tests/mutants/offline-chain-lost.patch): must fail"
 	@echo "  make soak          10^8 racing reads on the debug UML SMP kernel (KASAN, lockdep),"
 	@echo "                     counted, console scanned; results/<stamp>-soak (SOAK_ARGS='--help')"
 	@echo "  make soak-mutant   the same, short, on the no-defer mutant: it must fail"
@@ -73,6 +75,8 @@ check-debug:
 	CONFIG=debug $(S)/check.sh
 check-many: tree
 	$(S)/many.sh $(MANY_ARGS)
+check-many-mutant: tree
+	$(S)/many.sh --mutant offline-chain-lost --no-races $(MANY_ARGS)
 test-workbench:
 	tests/workbench/test_scan.py && tests/workbench/test_series.sh && tests/workbench/test_mutants.sh && tests/workbench/test_provenance.sh
 clean:
@@ -107,7 +111,7 @@ kvm-bundle: build build-base
 soak: tree
 	$(S)/soak.sh $(SOAK_ARGS)
 soak-mutant: tree
-	$(S)/soak.sh --mutant no-defer --reads 20000000 --seconds 600 --round-ms 10000 $(SOAK_ARGS)
+	$(S)/soak.sh --mutant no-defer --host-load $$(nproc) --fs tmpfs --files 1 --size 65536 --reads 5000000 --seconds 900 --round-ms 10000 $(SOAK_ARGS)
 send-check: tree
 	$(S)/post.sh check
 send: tree

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * bench.h: what the benchmark programs (pread.c, logreread.c) share: the
- * start/stop/failure block their workers see through MAP_SHARED memory, the
- * error exits, the clock, the file system name and strict option parsing (a
- * malformed number is an error, never a silent 0).
+ * bench.h: what the benchmark programs (pread.c, logreread.c, heldback.c,
+ * compact.c) share: the start/stop/failure block their workers see through
+ * MAP_SHARED memory, the error exits, the clock, the file system name,
+ * strict option parsing (a malformed number is an error, never a silent 0)
+ * and the truncate storm.
  *
  * Each program is one translation unit that includes this header once, so
  * the helpers are static; the ones a program may not call are static inline
@@ -16,6 +17,7 @@
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -23,6 +25,7 @@
 #include <string.h>
 #include <sys/statfs.h>
 #include <time.h>
+#include <unistd.h>
 
 #define READ_ONCE(x)		__atomic_load_n(&(x), __ATOMIC_RELAXED)
 #define WRITE_ONCE(x, v)	__atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
@@ -176,6 +179,52 @@ static inline unsigned long long parse_size(char opt, const char *s)
 	if (errno || end == s || *end || *s == '-' || v > (~0ULL >> shift))
 		die("-%c '%s': a size in bytes, with an optional k, m or g suffix", opt, s);
 	return v << shift;
+}
+
+/*
+ * The truncate storm of heldback.c and compact.c, one process of it: from
+ * ctl->start to ctl->stop, create a file in @dir, write @fsize bytes, read
+ * them twice (the second read finds the folios referenced, which marks them
+ * PG_rcu_free on a kernel with the series), truncate it to zero and unlink
+ * it, so that every folio of it is freed (through the RCU deferral where
+ * marked).  Files done are stored in *@files; a failure goes to fail().
+ */
+static inline void storm_files(const char *dir, const char *tag, int id,
+			       size_t fsize, uint64_t *files)
+{
+	char path[4096], *data = malloc(fsize), *back = malloc(fsize);
+	uint64_t n = 0;
+
+	if (!data || !back) {
+		fail("storm %d: out of memory", id);
+		return;
+	}
+	memset(data, 0x5a ^ id, fsize);
+	while (!READ_ONCE(ctl->start))
+		usleep(100);
+	while (!READ_ONCE(ctl->stop)) {
+		int fd;
+
+		snprintf(path, sizeof(path), "%s/%s.%d.%llu", dir, tag, id,
+			 (unsigned long long)n);
+		fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+		if (fd < 0) {
+			fail("create %s: %s", path, strerror(errno));
+			break;
+		}
+		if (pwrite(fd, data, fsize, 0) != (ssize_t)fsize ||
+		    pread(fd, back, fsize, 0) != (ssize_t)fsize ||
+		    pread(fd, back, fsize, 0) != (ssize_t)fsize ||
+		    ftruncate(fd, 0) || unlink(path)) {
+			fail("storm on %s: %s", path, strerror(errno));
+			close(fd);
+			break;
+		}
+		close(fd);
+		WRITE_ONCE(*files, ++n);
+	}
+	free(data);
+	free(back);
 }
 
 #endif /* BENCH_H */

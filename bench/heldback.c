@@ -3,10 +3,10 @@
  * heldback: how much memory the series' deferred freeing holds back during
  * a truncate storm, sampled every millisecond.
  *
- * P storm processes each loop: create a file in -d DIR, write -s bytes,
- * read them twice (the second read finds the folios referenced, which
- * marks them PG_rcu_free), truncate the file to zero and unlink it, so
- * that every folio of it is freed through the RCU deferral.  The parent
+ * P storm processes (storm_files() in bench.h) each loop: create a file in
+ * -d DIR, write -s bytes, read them twice (the second read marks the folios
+ * PG_rcu_free), truncate the file to zero and unlink it, so that every
+ * folio of it is freed through the RCU deferral.  The parent
  * samples pgcache_rcu_deferred - pgcache_rcu_freed in /proc/vmstat (pages
  * deferred and not yet freed) every -i microseconds for -D seconds, stops
  * the storm and keeps sampling until the difference is back where it was
@@ -87,35 +87,7 @@ static bool held_pages(int fd, long long *held, long long *deferred)
 
 static void storm(int id)
 {
-	char path[4096], *data = malloc(fsize), *back = malloc(fsize);
-	uint64_t n = 0;
-
-	if (!data || !back)
-		fail("storm %d: out of memory", id);
-	memset(data, 0x5a ^ id, fsize);
-	while (!READ_ONCE(sh->ctl.start))
-		usleep(100);
-	while (!READ_ONCE(sh->ctl.stop) && data && back) {
-		int fd;
-
-		snprintf(path, sizeof(path), "%s/held.%d.%llu", dir, id,
-			 (unsigned long long)n);
-		fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
-		if (fd < 0) {
-			fail("create %s: %s", path, strerror(errno));
-			break;
-		}
-		if (pwrite(fd, data, fsize, 0) != (ssize_t)fsize ||
-		    pread(fd, back, fsize, 0) != (ssize_t)fsize ||
-		    pread(fd, back, fsize, 0) != (ssize_t)fsize ||
-		    ftruncate(fd, 0) || unlink(path)) {
-			fail("storm on %s: %s", path, strerror(errno));
-			close(fd);
-			break;
-		}
-		close(fd);
-		WRITE_ONCE(sh->files[id].n, ++n);
-	}
+	storm_files(dir, "held", id, fsize, &sh->files[id].n);
 	exit(0);
 }
 

@@ -6,7 +6,7 @@
 #   qemu-system-x86_64, lib/ (its ldd libraries and ld-linux-x86-64.so.2),
 #   lib/qemu/accel-tcg-x86_64.so (QEMU_MODULE_DIR), bios/ (only the firmware
 #   a q35 -kernel boot loads), kernels/LABEL.{bzImage,commit,config},
-#   rootfs.img (ext4: busybox, static pread and logreread, git and its
+#   rootfs.img (ext4: busybox, static pread, logreread and compact, git and its
 #   libraries, bench/guest-matrix.sh, kernel sources for git grep, /init),
 #   disks/{ext4,xfs}.img (empty scratch file systems, sparse), bench/report.py,
 #   run.sh (the runner: boot diagnostics, then the matrix).
@@ -105,7 +105,7 @@ cp "$BUSYBOX" "$R/bin/busybox"
 for app in $("$BUSYBOX" --list); do
 	[ "$app" = busybox ] || ln -s busybox "$R/bin/$app"
 done
-cp "$TOP/build/bench/pread" "$TOP/build/bench/logreread" "$R/bench/bin/"
+cp "$TOP/build/bench/pread" "$TOP/build/bench/logreread" "$TOP/build/bench/compact" "$R/bench/bin/"
 cp "$HERE/guest-matrix.sh" "$R/bench/"
 cp "$HERE"/fio/*.fio "$HERE/fio/table.sh" "$R/bench/fio/"
 cp "$HERE/bundle/init" "$R/init"
@@ -130,7 +130,7 @@ mkfs.xfs -q -f "$B/disks/xfs.img"
 cp "$HERE/bundle/run.sh" "$B/run.sh"
 chmod 755 "$B/run.sh"
 cp "$HERE/report.py" "$B/bench/"
-cp "$HERE/guest-matrix.sh" "$HERE/common.sh" "$HERE/pread.c" "$HERE/logreread.c" "$HERE/bench.h" \
+cp "$HERE/guest-matrix.sh" "$HERE/common.sh" "$HERE/pread.c" "$HERE/logreread.c" "$HERE/compact.c" "$HERE/bench.h" \
 	"$HERE/Makefile" "$B/bench/"
 cp "$HERE"/fio/* "$B/bench/fio/"
 {

@@ -882,11 +882,12 @@ def report(resdir, base=None, plots=True):
     fio = read_csv(os.path.join(resdir, "fio.csv"))
     logr = read_csv(os.path.join(resdir, "logreread.csv"))
     grep = read_csv(os.path.join(resdir, "gitgrep.csv"))
+    comp = read_csv(os.path.join(resdir, "compact.csv"))
     uml = read_csv(os.path.join(resdir, "uml.csv"))
-    guest = pread or fio or logr or grep
+    guest = pread or fio or logr or grep or comp
     if not (guest or uml):
         raise SystemExit(f"report: error: no CSV rows in {resdir}")
-    kernels = kernel_order(meta, pread, fio, logr, grep, uml)
+    kernels = kernel_order(meta, pread, fio, logr, grep, comp, uml)
     base = base or kernels[0]
     if base not in kernels:
         raise SystemExit(f"report: error: base kernel {base} not in {kernels}")
@@ -929,6 +930,9 @@ def report(resdir, base=None, plots=True):
         result["gitgrep"] = res
         md += ["### git grep over kernel sources (wall time per run; ratio < 1 is faster)",
                "", table, ""]
+    if comp:
+        lines, result["compact"] = compact_table(comp, kernels)
+        md += lines
     model = read_csv(os.path.join(resdir, "model-bench.csv"))
     if model and "len" not in model[0]:
         # a folder from before the read-length sweep: one run at 512 bytes
@@ -989,6 +993,43 @@ def report(resdir, base=None, plots=True):
     with open(os.path.join(resdir, "report.md"), "w") as f:
         f.write("\n".join(md))
     return result
+
+
+def compact_table(rows, kernels):
+    """compact.csv (bench/compact.c): huge page faults under a truncate
+    storm on a fragmented file, per fs and kernel, median (min-max) over
+    the reps of the share that fell back to small pages, the failed direct
+    compactions and the peak of deferred pages.  No ratios: a share of 0
+    has none."""
+    fields = [("fallback_pct", "THP faults fallen back, %", 1),
+              ("compact_fail", "compactions failed", 0),
+              ("compact_stall", "direct compactions", 0),
+              ("peak_held_kib", "peak deferred, KiB", 0)]
+    out = ["## Huge page faults under a truncate storm (compact.csv)", "",
+           "bench/compact.c: a file of a share of RAM with every other page punched "
+           "out (read twice first, so that the series marks it), 2 processes "
+           "creating, reading twice and truncating files, and anonymous 2 MiB "
+           "MADV_HUGEPAGE faults with transparent_hugepage/defrag=always (direct "
+           "compaction at each fault). Does the deferred freeing of marked folios "
+           "(a pageblock compaction emptied stays allocated for a grace period) "
+           "make huge page faults fall back more often? Counts, median (min-max) "
+           "over the reps.", "",
+           "| fs | kernel | faults | " + " | ".join(f[1] for f in fields) + " |",
+           "|" + "---|" * (3 + len(fields))]
+    res = {}
+    for fs in sorted({r["fs"] for r in rows}):
+        for k in kernels:
+            rs = [r for r in rows if r["fs"] == fs and r["kernel"] == k]
+            if not rs:
+                continue
+            cells, res[(fs, k)] = [], {}
+            for name, _, digits in fields + [("faults", "", 0)]:
+                vs = [fnum(r[name]) for r in rs]
+                lo, hi = spread(vs)
+                res[(fs, k)][name] = (median(vs), lo, hi)
+                cells.append(f"{fmt(median(vs), digits)} ({fmt(lo, digits)}-{fmt(hi, digits)})")
+            out.append(f"| {fs} | {k} | {cells[-1]} | " + " | ".join(cells[:-1]) + " |")
+    return out + [""], res
 
 
 def model_table(rows):
@@ -1194,6 +1235,14 @@ def check():
             "3,refcount,2,16,10,1.000,10\n3,rcu,2,16,30,1.000,30\n"
             "4,refcount,2,16,99,1.000,99\n")
         open(os.path.join(tmp, "uml.csv"), "w").write(synthetic_uml(120))
+        # compact: final's fallback shares 10, 30, 20 %: median 20 (10-30)
+        hdr = ("kernel,rep,fs,procs,seconds,faults,thp_alloc,thp_fallback,fallback_pct,"
+               "compact_stall,compact_fail,compact_success,deferred_kib,peak_held_kib\n")
+        open(os.path.join(tmp, "compact.csv"), "w").write(
+            hdr + "base,1,ext4,2,5,100,100,0,0.0,4,0,4,0,0\n"
+            "final,1,ext4,2,5,100,90,10,10.0,8,2,6,4096,512\n"
+            "final,2,ext4,2,5,100,70,30,30.0,9,3,6,4096,1024\n"
+            "final,3,ext4,2,5,100,80,20,20.0,7,1,6,4096,256\n")
         r = report(tmp, plots=False)
         fails = []
 
@@ -1225,9 +1274,14 @@ def check():
         eq("model ratio min", m.get("ratio", (0, 0))[1], 1.5)
         eq("model ratio max", m.get("ratio", (0, 0, 0))[2], 3.0)
         eq("gitgrep time ratio", r["gitgrep"][("gitgrep", "tmpfs", 2)]["final"][0], 0.5)
+        eq("compact fallback median", r["compact"][("ext4", "final")]["fallback_pct"][0], 20)
+        eq("compact fallback max", r["compact"][("ext4", "final")]["fallback_pct"][2], 30)
+        eq("compact fail median", r["compact"][("ext4", "final")]["compact_fail"][0], 2)
         text = open(os.path.join(tmp, "report.md")).read()
         if "| 16 B | 2 | 10 | 30 | 2.00 (1.50-3.00) |" not in text:
             fails.append("model row (16 B, 2 threads) not in report.md")
+        if "| ext4 | final | 100 (100-100) | 20.0 (10.0-30.0) | 2 (1-3) |" not in text:
+            fails.append("compact row (ext4, final) not in report.md")
         if "median of 3 runs" not in text:
             fails.append("the model's run count is not in report.md")
         if "TCG" not in text:
@@ -1243,7 +1297,7 @@ def check():
         if fails:
             return 1
         print("ok - report.py: medians, spreads, paired and unpaired ratios, efficiency, "
-              "caveat, model runs; uml.csv: eff, CPU-eff, paired ratios, contention verdict")
+              "caveat, model runs, compact.csv; uml.csv: eff, CPU-eff, paired ratios, contention verdict")
         return 0
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

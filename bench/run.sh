@@ -6,15 +6,19 @@
 # such a KVM is bench/uml/run.sh (make bench).  Boots each kernel in turn
 # with scripts/vm (A B A B ..., so that drift cancels), runs
 # bench/guest-matrix.sh inside (the system-call path: pread, fio, logreread,
-# git grep), collects the CSV, writes metadata.json and reproducer.sh, and
-# makes the report (bench/report.py).
+# git grep; huge page faults under a truncate storm), collects the CSV,
+# writes metadata.json and reproducer.sh, and makes the report
+# (bench/report.py).
 #
 #   bench/run.sh [--smoke] [--full] [--kernels "LABEL=bzImage ..."] [--cpus N]
-#                [--reps N] [--mem SIZE] [--out DIR] [--no-report]
+#                [--reps N] [--mem SIZE] [--only "WORKLOAD ..."] [--out DIR]
+#                [--no-report]
 #
 # The same settings from the environment: KERNELS, CPUS (default: all host
 # CPUs), REPS (default 3), FULL=1, SMOKE=1, MEM (default 2G; 4G with FULL),
-# OUT (default results/<UTC date>-<git short commit>/), ACCEL (auto|kvm|tcg).
+# OUT (default results/<UTC date>-<git short commit>/), ACCEL (auto|kvm|tcg),
+# ONLY (workloads of bench/guest-matrix.sh, default all: pread fio logreread
+# gitgrep compact).
 # Default kernels: base=build/images/base/guest/bzImage and
 # final=build/images/final/guest/bzImage.
 #
@@ -37,6 +41,7 @@ SMOKE=${SMOKE:-0}
 MEM=${MEM:-}
 OUT=${OUT:-}
 ACCEL=${ACCEL:-auto}
+ONLY=${ONLY:-}
 REPORT=1
 ARGS=("$@")
 
@@ -50,6 +55,7 @@ while [ $# -gt 0 ]; do
 	--mem) MEM=$2; shift ;;
 	--out) OUT=$2; shift ;;
 	--accel) ACCEL=$2; shift ;;
+	--only) ONLY=$2; shift ;;
 	--no-report) REPORT=0 ;;
 	-h | --help) sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	*) die "unknown option $1 (bench/run.sh --help)" ;;
@@ -93,7 +99,7 @@ OUT=$(cd "$OUT" && pwd)
 # A reused folder (OUT=build/bench-smoke): nothing of an earlier run may
 # mix into this one.
 rm -rf "$OUT/raw" "$OUT/kernels"
-rm -f "$OUT"/{pread,fio,logreread,gitgrep}.csv "$OUT"/*.png "$OUT"/report.md "$OUT"/metadata.json
+rm -f "$OUT"/{pread,fio,logreread,gitgrep,compact}.csv "$OUT"/*.png "$OUT"/report.md "$OUT"/metadata.json
 mkdir -p "$OUT/raw" "$OUT/kernels"
 
 # Boot copies, taken now: a kernel rebuilt while the matrix runs must not
@@ -142,7 +148,7 @@ for rep in $(seq 1 "$REPS"); do
 			--timeout "$TIMEOUT" --accel "$ACCEL" --disk ext4:1024 --disk xfs:1024 \
 			--out "$dir" --quiet --console-log "$dir/console.log" -- \
 			env BENCH_LABEL="$label" BENCH_REP="$rep" BENCH_PROFILE="$PROFILE" \
-			BENCH_OUT=/run/out BENCH_BIN="$TOP/build/bench" \
+			BENCH_OUT=/run/out BENCH_BIN="$TOP/build/bench" BENCH_ONLY="$ONLY" \
 			sh "$HERE/guest-matrix.sh" >"$dir/vm.log" 2>&1 &
 		vmpid=$!
 		# Progress: the guest's own lines and the runner's, as they come.
@@ -256,8 +262,8 @@ EOF
 	done
 	echo "set -euo pipefail"
 	echo "cd $(printf '%q' "$TOP")"
-	printf 'KERNELS=%q CPUS=%q REPS=%q MEM=%q ACCEL=%q FULL=%q SMOKE=%q bench/run.sh' \
-		"$KERNELS" "$CPUS" "$REPS" "$MEM" "$ACCEL" "$FULL" "$SMOKE"
+	printf 'KERNELS=%q CPUS=%q REPS=%q MEM=%q ACCEL=%q FULL=%q SMOKE=%q ONLY=%q bench/run.sh' \
+		"$KERNELS" "$CPUS" "$REPS" "$MEM" "$ACCEL" "$FULL" "$SMOKE" "$ONLY"
 	[ ${#ARGS[@]} -gt 0 ] && printf ' %q' "${ARGS[@]}"
 	echo ' "$@"'
 } >"$OUT/reproducer.sh"

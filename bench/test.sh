@@ -47,6 +47,11 @@ t "pread: clear error for a missing directory" \
 	output_has "pread: error: .*/nonexistent" expect 1 "$BIN/pread" -d /nonexistent -D 0.1
 t "logreread: 2 writers, 2 readers, every record verified" \
 	bash -c "'$BIN/logreread' -d '$dir' -W 2 -R 2 -D 0.3 -w 0.05 | awk -F, 'NF == 8 && \$4 > 0 && \$5 > 0 { ok = 1 } END { exit !ok }'"
+t "compact: huge page faults beside a storm, one CSV line of 12 fields" \
+	bash -c "'$BIN/compact' -d '$dir' -D 0.3 -f 4m -a 8m | awk -F, 'NF == 12 && \$4 > 0 && \$5 + \$6 > 0 { ok = 1 } END { exit !ok }'"
+t "compact: leaves no file behind" bash -c "[ -z \"\$(ls '$dir' | grep -E '^compact')\" ]"
+t "compact: -a under 2 MiB is an error" \
+	output_has "compact: error: -a: at least 2m" expect 1 "$BIN/compact" -d "$dir" -a 1m
 merge_case() {
 	. "$HERE/common.sh"
 	mkdir -p "$dir/m/raw/a-rep1" "$dir/m/raw/b-rep1"

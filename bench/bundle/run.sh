@@ -23,7 +23,7 @@
 # 2. The matrix: for each rep, each kernel in turn (A B A B ...), fresh ext4
 #    and xfs scratch disks, bench/guest-matrix.sh inside; the CSV come back on
 #    a raw results disk (a tar archive).
-# 3. OUT/{pread,fio,logreread,gitgrep}.csv, metadata.json, and report.md when
+# 3. OUT/{pread,fio,logreread,gitgrep,compact}.csv, metadata.json, and report.md when
 #    python3 is there (bench/report.py; plots need gnuplot).
 set -euo pipefail
 B=$(cd "$(dirname "$0")" && pwd)
