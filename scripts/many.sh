@@ -26,7 +26,7 @@
 # applied (make check-many-mutant: offline-chain-lost, the chain of a CPU
 # going offline forgotten); the runs default to the one of the mutant's
 # config, and the exit status is 0 when a run fails (killed), 1 when all
-# pass (survived).  --no-races runs the counters and the KUnit test only.
+# pass (survived), 2 when a kernel does not build (broken).  --no-races runs the counters and the KUnit test only.
 #
 #   many.sh [--cpus N] [--seconds S] [--readers R] [--variants 'ext4 tmpfs']
 #           [--only 'qemu-debug qemu-rt uml'] [--mutant NAME] [--no-races]
@@ -75,7 +75,7 @@ STAMP=$(date -u +%Y%m%dT%H%M%SZ)
 OUT=${OUT:-$TOP/results/$STAMP-many${MUTANT:+-mutant-$MUTANT}}
 mkdir -p "$OUT/logs"
 T0=$SECONDS
-PASS=0 FAIL=0
+PASS=0 FAIL=0 BROKEN=0
 SERIES=$("$TOP/bench/series-hash.sh")
 HEAD=$(git -C "$TOP" rev-parse HEAD)
 
@@ -110,7 +110,7 @@ qemu() {
 	local name=$1 cfg=$2 log=$OUT/logs/$1.log rc=0 t=$SECONDS races=''
 	[ "$RACES" = 1 ] && races="cd '$BUILD/ksft/pagecache' && echo '# races$VFLAGS' && ./races$VFLAGS || rc=1;"
 	"$TOP/scripts/build.sh" "$cfg" "$REF" "$LABEL" >"$OUT/logs/$name-build.log" 2>&1 ||
-		{ FAIL=$((FAIL + 1)); echo "not ok - $name: build failed ($OUT/logs/$name-build.log)"; return; }
+		{ FAIL=$((FAIL + 1)) BROKEN=$((BROKEN + 1)); echo "not ok - $name: build failed ($OUT/logs/$name-build.log)"; return; }
 	"$TOP/scripts/vm" --kernel "$BUILD/images/$LABEL/$cfg/bzImage" --quiet \
 		--cpus "$CPUS" --numa 2 --mem 4G --swap 256 --disk ext4 --disk xfs \
 		--timeout "${MANY_TIMEOUT:-3600}" --console-log "$OUT/logs/$name-console.log" \
@@ -195,9 +195,9 @@ done
 EXTRA=${MUTANT:+ --mutant $MUTANT}
 [ "$RACES" = 1 ] || EXTRA="$EXTRA --no-races"
 python3 - "$OUT" "$CPUS" "$SECS" "$ONLY" "$PASS" "$FAIL" "$((SECONDS - T0))" "$READERS" "$VARIANTS" \
-	"$BUILD/base.env" "$SERIES" "$HEAD" "$MUTANT" "$RACES" "$EXTRA" <<'EOF'
+	"$BUILD/base.env" "$SERIES" "$HEAD" "$MUTANT" "$RACES" "$EXTRA" "$BROKEN" <<'EOF'
 import json, sys
-out, cpus, secs, only, p, f, t, readers, variants, base_env, series, head, mutant, races, extra = sys.argv[1:]
+out, cpus, secs, only, p, f, t, readers, variants, base_env, series, head, mutant, races, extra, broken = sys.argv[1:]
 meta = {
     "instrument": "make check-many: QEMU/TCG and UML SMP",
     "base": dict(l.strip().split("=", 1) for l in open(base_env) if "=" in l),
@@ -211,7 +211,7 @@ meta = {
     "command": "make check-many MANY_ARGS='--cpus %s --seconds %s --readers %s --variants \"%s\" --only \"%s\"%s'" % (cpus, secs, readers, variants, only, extra),
 }
 if mutant:
-    meta["mutant_verdict"] = "killed" if int(f) else "survived"
+    meta["mutant_verdict"] = "broken (a build failed)" if int(broken) else "killed" if int(f) else "survived"
 json.dump(meta, open(out + "/metadata.json", "w"), indent=1)
 EOF
 cat >"$OUT/reproducer.sh" <<EOF
@@ -228,7 +228,12 @@ chmod +x "$OUT/reproducer.sh"
 note "check-many: $((SECONDS - T0)) s; $OUT"
 echo "$PASS passed, $FAIL failed"
 if [ -n "$MUTANT" ]; then
-	# A mutant is caught when a run fails.
+	# A mutant is caught when a run fails; one that does not build is
+	# a broken mutant, not a caught one.
+	if [ "$BROKEN" -gt 0 ]; then
+		echo "not ok - mutant $MUTANT BROKEN: a kernel did not build" | tee -a "$OUT/summary.md"
+		exit 2
+	fi
 	if [ "$FAIL" -gt 0 ]; then
 		echo "ok - mutant $MUTANT killed on $CPUS CPUs" | tee -a "$OUT/summary.md"
 		exit 0
