@@ -6,7 +6,8 @@
 # testing its lock bit, read a run of fallocated tmpfs folios as zeros past
 # a written one, mark folios hot by PG_workingset instead of PG_referenced,
 # defer hwpoisoned order-0 folios, uncharge a deferred folio before its
-# grace period, forget the chain of a CPU going
+# grace period, charge a memcg without waiting for its deferred folios
+# before its OOM killer, forget the chain of a CPU going
 # offline, bound a chain in folios but not in pages, copy to the user's
 # buffer before the flag test and the reload).
 # For each: commit it on top of branch `work` as refs/mutants/NAME (the

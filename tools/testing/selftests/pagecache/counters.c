@@ -4,7 +4,8 @@
  * counter, reads of a fresh file do not, and after a storm of truncates
  * and cache drops the RCU-deferred and RCU-freed folio counters balance
  * again within a few seconds, also when CPUs went offline and online
- * during the storm.  Skips on kernels without the counters.
+ * during the storm, and a storm in a small memory cgroup never calls its
+ * OOM killer.  Skips on kernels without the counters.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -15,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -434,6 +436,105 @@ TEST_F_TIMEOUT(cnt, cpu_hotplug, 600)
 		TH_LOG("%s - %s is %lld, not 0, %.0fs after the storm with %d CPUs offline",
 		       PC_VMSTAT_RCU_DEFERRED, PC_VMSTAT_RCU_FREED,
 		       (long long)(d - f), wait, nr_off);
+}
+
+#define MC_ROOT	"/sys/fs/cgroup"
+#define MC_MAX	(8 << 20)
+
+/* The value of @key in the flat-keyed cgroup file @path, or -1. */
+static long long mc_key(const char *path, const char *key)
+{
+	char buf[1024], *s;
+	size_t n = strlen(key);
+
+	if (pc_read_file(path, buf, sizeof(buf)))
+		return -1;
+	for (s = buf; s && *s; s = strchr(s, '\n'), s = s ? s + 1 : NULL)
+		if (!strncmp(s, key, n) && s[n] == ' ')
+			return atoll(s + n + 1);
+	return -1;
+}
+
+/*
+ * A truncate storm in a memory cgroup limited to MC_MAX, which is less than
+ * what may wait for a grace period (at least 8 MiB in flight, plus the
+ * chains).  Deferred folios stay charged to the cgroup until they are
+ * freed, so a charge that reclaim cannot satisfy must wait for them: the
+ * memcg OOM killer must not run ("oom" in memory.events stays 0) and the
+ * storm must not fail.  Before the grace period the memory is not
+ * reclaimable, only about to be freed.
+ */
+TEST_F_TIMEOUT(cnt, memcg_storm, 120)
+{
+	char cg[128], p[256], path[512], pid[32], buf[256];
+	long long oom, kills, peak;
+	uint64_t d0, d1;
+	int i, fd, status;
+	double end;
+	pid_t child;
+
+	if (!pc_is_root())
+		SKIP(return, "memcg setup needs root");
+	if (pc_read_file(MC_ROOT "/cgroup.controllers", buf, sizeof(buf)) ||
+	    !strstr(buf, "memory"))
+		SKIP(return, "no memory controller in cgroup v2 at " MC_ROOT);
+	pc_write_file(MC_ROOT "/cgroup.subtree_control", "+memory\n");
+	snprintf(cg, sizeof(cg), MC_ROOT "/pagecache_cnt.%d", getpid());
+	ASSERT_EQ(0, mkdir(cg, 0755)) TH_LOG("mkdir %s: %s", cg, strerror(errno));
+	snprintf(p, sizeof(p), "%s/memory.max", cg);
+	snprintf(buf, sizeof(buf), "%d\n", MC_MAX);
+	if (pc_write_file(p, buf)) {
+		rmdir(cg);
+		SKIP(return, "cannot set %s", p);
+	}
+	snprintf(p, sizeof(p), "%s/memory.swap.max", cg);
+	pc_write_file(p, "0\n");
+
+	d0 = cnt_get(_metadata, PC_VMSTAT_RCU_DEFERRED);
+	child = fork();
+	ASSERT_LE(0, child);
+	if (!child) {
+		snprintf(p, sizeof(p), "%s/cgroup.procs", cg);
+		snprintf(pid, sizeof(pid), "%d\n", getpid());
+		if (pc_write_file(p, pid))
+			_exit(2);
+		end = pc_now() + pc_race_seconds();
+		for (i = 0; pc_now() < end; i++) {
+			fd = pc_backing_create(&self->b, "mcstorm", 0, path,
+					       sizeof(path));
+			if (fd < 0)
+				_exit(3);
+			if (pc_write_pattern(fd, 0, CNT_SIZE / 4, PC_MAGIC_DATA,
+					     4, 1) ||
+			    pread(fd, self->buf, CNT_SIZE / 4, 0) != CNT_SIZE / 4 ||
+			    pread(fd, self->buf, CNT_SIZE / 4, 0) != CNT_SIZE / 4 ||
+			    ftruncate(fd, i & 1 ? 0 : 4097))
+				_exit(4);
+			if (path[0])
+				unlink(path);
+			close(fd);
+		}
+		_exit(0);
+	}
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+	d1 = cnt_get(_metadata, PC_VMSTAT_RCU_DEFERRED);
+	snprintf(p, sizeof(p), "%s/memory.events", cg);
+	oom = mc_key(p, "oom");
+	kills = mc_key(p, "oom_kill");
+	snprintf(p, sizeof(p), "%s/memory.peak", cg);
+	peak = pc_read_file(p, buf, sizeof(buf)) ? -1 : atoll(buf);
+	rmdir(cg);
+	ksft_print_msg("%s: memory.max %d KiB, peak %lld KiB; %s +%llu; oom %lld, oom_kill %lld\n",
+		       self->b.name, MC_MAX >> 10, peak < 0 ? -1 : peak >> 10,
+		       PC_VMSTAT_RCU_DEFERRED, (unsigned long long)(d1 - d0),
+		       oom, kills);
+	ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status))
+		TH_LOG("the storm in the cgroup %s (status 0x%x)",
+		       WIFSIGNALED(status) ? "was killed" : "failed", status);
+	ASSERT_LE(0, oom) TH_LOG("no oom in %s/memory.events", cg);
+	ASSERT_EQ(0, oom) TH_LOG("the memcg OOM killer ran %lld times (%lld kills)",
+				 oom, kills);
+	ASSERT_LT(0, d1 - d0) TH_LOG("no folio freed through RCU during the storm");
 }
 
 TEST_HARNESS_MAIN
