@@ -439,7 +439,7 @@ TEST_F_TIMEOUT(cnt, cpu_hotplug, 600)
 }
 
 #define MC_ROOT	"/sys/fs/cgroup"
-#define MC_MAX	(8 << 20)
+#define MC_MAX	(2 << 20)
 
 /* The value of @key in the flat-keyed cgroup file @path, or -1. */
 static long long mc_key(const char *path, const char *key)
