@@ -10,10 +10,9 @@
 #               eight at a time, round robin; deferred and freed must meet
 #               exactly with the last eight offline), then the races (ext4
 #               and tmpfs; N/4 readers).
-#   qemu-rt     the same on the rt config (PREEMPT_RT, lockdep).  Both
-#               QEMU guests run the series' KUnit test of mm/rcu_free.c at
-#               boot (configs/guest.config): the chain of a CPU going
-#               offline, the drain of every CPU, the memcg charge.
+#   qemu-rt     the same on the rt config (PREEMPT_RT, lockdep, KUnit):
+#               also the series' KUnit test of mm/rcu_free.c at boot (the
+#               chain of a CPU going offline, the drain of every CPU).
 #   uml         User-Mode Linux SMP, ncpus=N: real host threads, so truly
 #               parallel CPUs (UML has no CPU hotplug: cpu_hotplug skips).
 #               The kernel is make bench's patched UML kernel.

@@ -50,7 +50,7 @@ print: ; @echo $(TEST_GEN_PROGS)'); do
 }
 
 # The series' KUnit test ran at boot where the kernel has it built in
-# (the guest configs, configs/guest.config): one TAP line per case, from debugfs.
+# (the rt config): one TAP line per case, from debugfs.
 kunit_results() {
 	local res=/sys/kernel/debug/kunit/rcu_free/results cases line rc=0
 	# Only where nothing is mounted there yet (a guest; never a second
