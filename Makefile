@@ -5,7 +5,7 @@ CONFIG ?= guest
 
 .PHONY: help deps tree export export-check build build-base build-debug \
 	boundaries vm check check-debug check-many check-many-mutant test-workbench clean distclean \
-	sync sync-selftests selftests mutants model model-check model-bench \
+	sync sync-selftests selftests mutants kunit model model-check model-bench \
 	lint bench bench-guest bench-smoke kvm-bundle send-check send soak soak-mutant
 
 help:
@@ -39,6 +39,7 @@ help:
 	@echo "  make model-check   verify the spin model; its mutants must fail"
 	@echo "  make model-bench   refcount vs lockless read in the model, 1..N threads (CSV)"
 	@echo "  make mutants       build, boot and test each tests/mutants/*.patch: the suite must fail"
+	@echo "  make kunit         the series' KUnit suite on User-Mode Linux (kunit.py), TAP"
 	@echo "  make lint          checkpatch, sparse, i386 and option-off builds at every boundary"
 	@echo "  make bench         base vs patched on this host's real CPUs: User-Mode Linux"
 	@echo "                     SMP, in-kernel read loops at 1..N CPUs, contention probe,"
@@ -96,6 +97,8 @@ selftests:
 	$(S)/selftests.sh build && $(S)/selftests.sh run
 mutants:
 	$(S)/mutants.sh
+kunit: tree
+	$(S)/kunit.sh
 lint: build
 	$(S)/lint.sh
 bench: tree

@@ -10,7 +10,7 @@ LOGDIR=$BUILD/check
 mkdir -p "$LOGDIR"
 PASS=0 FAIL=0 SKIP=0 N=0
 FAILED_LOGS=()
-STEPS=18
+STEPS=19
 T0=$SECONDS
 
 finish() {
@@ -116,6 +116,7 @@ MODEL=$TOP/tools/testing/pagecache-model
 tap "userspace model of mm/filemap_fast.h (ASan, UBSan) and its mutants" \
 	make -s -C "$MODEL" KSRC="$KSRC" O="$BUILD/model" check
 tap "spin model of the protocol and its mutants" "$MODEL/spin-check.sh"
+tap "KUnit suite rcu_free on User-Mode Linux (scripts/kunit.sh)" "$TOP/scripts/kunit.sh"
 # make bench must not rot: its host tests, and the whole pipeline once on
 # the final kernel (seconds per point).
 bench_smoke() {

@@ -12,7 +12,8 @@
 # buffer before the flag test and the reload).
 # For each: commit it on top of branch `work` as refs/mutants/NAME (the
 # working tree is not touched), build it (guest config, or debug where the
-# patch says "# config: debug"), boot it, run the suite (its races for the
+# patch says "# config: debug"; "# config: kunit": only scripts/kunit.sh on
+# UML, for a mutant that a KUnit case kills), boot it, run the suite (its races for the
 # seconds that a "# race-seconds: N" line asks, default 2).  A mutant that changes
 # mm/filemap_fast.h is also built into the userspace model
 # (tools/testing/pagecache-model), which runs that very header: the model
@@ -68,6 +69,21 @@ for name in $names; do
 	if ! mutant_commit "$name" "$LOGDIR/$name.apply" >/dev/null; then
 		note "mutant $name: does not apply to $WORK_BRANCH any more (regenerate it): $(head -1 "$LOGDIR/$name.apply")"
 		broken=$((broken + 1))
+		continue
+	fi
+	if [ "$cfg" = kunit ]; then
+		# "# config: kunit": the mutant is for a KUnit case, which
+		# scripts/kunit.sh runs on UML in seconds once built.
+		rc=0
+		"$TOP/scripts/kunit.sh" "refs/mutants/$name" >"$LOGDIR/$name.log" 2>&1 || rc=$?
+		why=$(grep -E '^not ok ' "$LOGDIR/$name.log" | head -4 | tr '\n' ';' || true)
+		if [ $rc != 0 ] && [ -n "$why" ] && ! grep -q 'no case ran' "$LOGDIR/$name.log"; then
+			killed=$((killed + 1))
+			echo "ok - mutant $name (KUnit on UML) killed ($((SECONDS - t0)) s): $why"
+		else
+			survived=$((survived + 1))
+			echo "not ok - mutant $name (KUnit on UML) SURVIVED ($((SECONDS - t0)) s; $LOGDIR/$name.log)"
+		fi
 		continue
 	fi
 	if ! "$TOP/scripts/build.sh" "$cfg" "refs/mutants/$name" "mutant-$name" >"$LOGDIR/$name.build" 2>&1; then

@@ -216,13 +216,40 @@ TEST_F(cnt, first_small_reads_miss)
 		TH_LOG("folios without PG_rcu_free went through the fast path");
 }
 
+/*
+ * One file of a truncate storm: create it, write @len bytes of generation
+ * @gen, read them twice (the second read marks the folios hot), truncate
+ * to nothing or to a partial first page (@i alternates), delete, close.
+ * Returns 0, or the step that failed.
+ */
+static int cnt_storm_file(struct pc_backing *b, const char *tag, void *buf,
+			  size_t len, uint8_t gen, int i)
+{
+	char path[PC_PATH_LEN];
+	int fd, ret = 0;
+
+	fd = pc_backing_create(b, tag, 0, path, sizeof(path));
+	if (fd < 0)
+		return 1;
+	if (pc_write_pattern(fd, 0, len, PC_MAGIC_DATA, gen, 1))
+		ret = 2;
+	else if (pread(fd, buf, len, 0) != (ssize_t)len ||
+		 pread(fd, buf, len, 0) != (ssize_t)len)
+		ret = 3;
+	else if (ftruncate(fd, i & 1 ? 0 : 4097))
+		ret = 4;
+	if (path[0])
+		unlink(path);
+	close(fd);
+	return ret;
+}
+
 TEST_F_TIMEOUT(cnt, rcu_balance, 120)
 {
 	uint64_t d0, f0, d1, f1, d, f;
 	double end, start, wait = 5 * (pc_race_seconds() / 2 + 1);
 	int64_t inflight0, inflight;
-	char path[512];
-	int i, fd;
+	int i;
 
 	d0 = cnt_get(_metadata, PC_VMSTAT_RCU_DEFERRED);
 	f0 = cnt_get(_metadata, PC_VMSTAT_RCU_FREED);
@@ -230,16 +257,8 @@ TEST_F_TIMEOUT(cnt, rcu_balance, 120)
 	/* Storm: hot files, then truncate, delete and drop caches. */
 	end = pc_now() + pc_race_seconds();
 	for (i = 0; pc_now() < end; i++) {
-		fd = pc_backing_create(&self->b, "storm", 0, path, sizeof(path));
-		ASSERT_LE(0, fd);
-		ASSERT_EQ(0, pc_write_pattern(fd, 0, CNT_SIZE / 4,
-					      PC_MAGIC_DATA, 2, 1));
-		ASSERT_EQ(CNT_SIZE / 4, pread(fd, self->buf, CNT_SIZE / 4, 0));
-		ASSERT_EQ(CNT_SIZE / 4, pread(fd, self->buf, CNT_SIZE / 4, 0));
-		ASSERT_EQ(0, ftruncate(fd, i & 1 ? 0 : 4097));
-		if (path[0])
-			unlink(path);
-		close(fd);
+		ASSERT_EQ(0, cnt_storm_file(&self->b, "storm", self->buf,
+					    CNT_SIZE / 4, 2, i));
 		if (pc_is_root() && (i & 15) == 15)
 			pc_drop_caches();
 	}
@@ -304,10 +323,9 @@ static int hp_set(int cpu, bool online)
  */
 static void hp_storm(FIXTURE_DATA(cnt) *self, int cpu, pid_t parent)
 {
-	size_t len = 16 * 4096;
-	char tag[32], path[512];
 	cpu_set_t set;
-	int i, fd;
+	char tag[32];
+	int i;
 
 	/* Do not outlive the test when the harness kills it at its timeout. */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
@@ -318,17 +336,8 @@ static void hp_storm(FIXTURE_DATA(cnt) *self, int cpu, pid_t parent)
 	for (i = 0;; i++) {
 		/* Fails while @cpu is offline: run where the kernel put us. */
 		sched_setaffinity(0, sizeof(set), &set);
-		fd = pc_backing_create(&self->b, tag, 0, path, sizeof(path));
-		if (fd < 0)
+		if (cnt_storm_file(&self->b, tag, self->buf, 16 * 4096, 3, i))
 			_exit(1);
-		if (pc_write_pattern(fd, 0, len, PC_MAGIC_DATA, 3, 1) ||
-		    pread(fd, self->buf, len, 0) != (ssize_t)len ||
-		    pread(fd, self->buf, len, 0) != (ssize_t)len ||
-		    ftruncate(fd, i & 1 ? 0 : 4097))
-			_exit(1);
-		if (path[0])
-			unlink(path);
-		close(fd);
 	}
 }
 
@@ -438,22 +447,7 @@ TEST_F_TIMEOUT(cnt, cpu_hotplug, 600)
 		       (long long)(d - f), wait, nr_off);
 }
 
-#define MC_ROOT	"/sys/fs/cgroup"
 #define MC_MAX	(2 << 20)
-
-/* The value of @key in the flat-keyed cgroup file @path, or -1. */
-static long long mc_key(const char *path, const char *key)
-{
-	char buf[1024], *s;
-	size_t n = strlen(key);
-
-	if (pc_read_file(path, buf, sizeof(buf)))
-		return -1;
-	for (s = buf; s && *s; s = strchr(s, '\n'), s = s ? s + 1 : NULL)
-		if (!strncmp(s, key, n) && s[n] == ' ')
-			return atoll(s + n + 1);
-	return -1;
-}
 
 /*
  * A truncate storm in a memory cgroup limited to MC_MAX, which is less than
@@ -466,74 +460,60 @@ static long long mc_key(const char *path, const char *key)
  */
 TEST_F_TIMEOUT(cnt, memcg_storm, 120)
 {
-	char cg[128], p[256], path[512], pid[32], buf[256];
-	long long oom, kills, peak;
-	uint64_t d0, d1;
-	int i, fd, status;
+	char cg[PC_PATH_LEN], p[PC_PATH_LEN + 32], buf[64];
+	char reason[PC_REASON_LEN];
+	uint64_t d0, d1, oom = 0, kills = 0, peak = 0;
+	int i, status, step;
+	bool has_oom;
 	double end;
 	pid_t child;
 
-	if (!pc_is_root())
-		SKIP(return, "memcg setup needs root");
-	if (pc_read_file(MC_ROOT "/cgroup.controllers", buf, sizeof(buf)) ||
-	    !strstr(buf, "memory"))
-		SKIP(return, "no memory controller in cgroup v2 at " MC_ROOT);
-	pc_write_file(MC_ROOT "/cgroup.subtree_control", "+memory\n");
-	snprintf(cg, sizeof(cg), MC_ROOT "/pagecache_cnt.%d", getpid());
-	ASSERT_EQ(0, mkdir(cg, 0755)) TH_LOG("mkdir %s: %s", cg, strerror(errno));
-	snprintf(p, sizeof(p), "%s/memory.max", cg);
+	if (pc_memcg_create(cg, sizeof(cg), "pagecache_cnt", reason))
+		SKIP(return, "%s", reason);
 	snprintf(buf, sizeof(buf), "%d\n", MC_MAX);
-	if (pc_write_file(p, buf)) {
+	if (pc_cgroup_write(cg, "memory.max", buf)) {
 		rmdir(cg);
-		SKIP(return, "cannot set %s", p);
+		SKIP(return, "cannot set %s/memory.max", cg);
 	}
-	snprintf(p, sizeof(p), "%s/memory.swap.max", cg);
-	pc_write_file(p, "0\n");
+	pc_cgroup_write(cg, "memory.swap.max", "0\n");
 
 	d0 = cnt_get(_metadata, PC_VMSTAT_RCU_DEFERRED);
 	child = fork();
 	ASSERT_LE(0, child);
 	if (!child) {
-		snprintf(p, sizeof(p), "%s/cgroup.procs", cg);
-		snprintf(pid, sizeof(pid), "%d\n", getpid());
-		if (pc_write_file(p, pid))
-			_exit(2);
+		if (pc_cgroup_move(cg, 0))
+			_exit(100);
 		end = pc_now() + pc_race_seconds();
 		for (i = 0; pc_now() < end; i++) {
-			fd = pc_backing_create(&self->b, "mcstorm", 0, path,
-					       sizeof(path));
-			if (fd < 0)
-				_exit(3);
-			if (pc_write_pattern(fd, 0, CNT_SIZE / 4, PC_MAGIC_DATA,
-					     4, 1) ||
-			    pread(fd, self->buf, CNT_SIZE / 4, 0) != CNT_SIZE / 4 ||
-			    pread(fd, self->buf, CNT_SIZE / 4, 0) != CNT_SIZE / 4 ||
-			    ftruncate(fd, i & 1 ? 0 : 4097))
-				_exit(4);
-			if (path[0])
-				unlink(path);
-			close(fd);
+			step = cnt_storm_file(&self->b, "mcstorm", self->buf,
+					      CNT_SIZE / 4, 4, i);
+			if (step)
+				_exit(step);
 		}
 		_exit(0);
 	}
 	ASSERT_EQ(child, waitpid(child, &status, 0));
 	d1 = cnt_get(_metadata, PC_VMSTAT_RCU_DEFERRED);
 	snprintf(p, sizeof(p), "%s/memory.events", cg);
-	oom = mc_key(p, "oom");
-	kills = mc_key(p, "oom_kill");
+	has_oom = !pc_read_key(p, "oom", &oom);
+	pc_read_key(p, "oom_kill", &kills);
 	snprintf(p, sizeof(p), "%s/memory.peak", cg);
-	peak = pc_read_file(p, buf, sizeof(buf)) ? -1 : atoll(buf);
+	if (!pc_read_file(p, buf, sizeof(buf)))
+		peak = strtoull(buf, NULL, 10);
 	rmdir(cg);
-	ksft_print_msg("%s: memory.max %d KiB, peak %lld KiB; %s +%llu; oom %lld, oom_kill %lld\n",
-		       self->b.name, MC_MAX >> 10, peak < 0 ? -1 : peak >> 10,
-		       PC_VMSTAT_RCU_DEFERRED, (unsigned long long)(d1 - d0),
-		       oom, kills);
+	ksft_print_msg("%s: memory.max %d KiB, peak %llu KiB; %s +%llu; oom %llu, oom_kill %llu\n",
+		       self->b.name, MC_MAX >> 10,
+		       (unsigned long long)peak >> 10, PC_VMSTAT_RCU_DEFERRED,
+		       (unsigned long long)(d1 - d0), (unsigned long long)oom,
+		       (unsigned long long)kills);
 	ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status))
-		TH_LOG("the storm in the cgroup %s (status 0x%x)",
-		       WIFSIGNALED(status) ? "was killed" : "failed", status);
-	ASSERT_LE(0, oom) TH_LOG("no oom in %s/memory.events", cg);
-	ASSERT_EQ(0, oom) TH_LOG("the memcg OOM killer ran %lld times (%lld kills)",
-				 oom, kills);
+		TH_LOG("the storm in the cgroup %s (status 0x%x: step %d of cnt_storm_file(), 100: joining the cgroup)",
+		       WIFSIGNALED(status) ? "was killed" : "failed", status,
+		       WIFEXITED(status) ? WEXITSTATUS(status) : 0);
+	ASSERT_TRUE(has_oom) TH_LOG("no oom in %s/memory.events", cg);
+	ASSERT_EQ(0, oom) TH_LOG("the memcg OOM killer ran %llu times (%llu kills)",
+				 (unsigned long long)oom,
+				 (unsigned long long)kills);
 	ASSERT_LT(0, d1 - d0) TH_LOG("no folio freed through RCU during the storm");
 }
 

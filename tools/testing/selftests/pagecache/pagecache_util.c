@@ -168,14 +168,14 @@ int pc_fast_read_set(int val)
 	return pc_write_file(PC_SYSCTL_FAST_READ, buf);
 }
 
-int pc_vmstat(const char *name, uint64_t *val)
+int pc_read_key(const char *path, const char *name, uint64_t *val)
 {
 	size_t nlen = strlen(name);
 	char line[256];
 	int ret = -1;
 	FILE *f;
 
-	f = fopen("/proc/vmstat", "re");
+	f = fopen(path, "re");
 	if (!f)
 		return -1;
 	while (fgets(line, sizeof(line), f)) {
@@ -187,6 +187,66 @@ int pc_vmstat(const char *name, uint64_t *val)
 	}
 	fclose(f);
 	return ret;
+}
+
+int pc_vmstat(const char *name, uint64_t *val)
+{
+	return pc_read_key("/proc/vmstat", name, val);
+}
+
+int pc_memcg_create(char *cg, size_t len, const char *tag, char *reason)
+{
+	char buf[512], p[PC_PATH_LEN + 32];
+
+	cg[0] = '\0';
+	if (!pc_is_root()) {
+		snprintf(reason, PC_REASON_LEN, "memcg setup needs root");
+		return -1;
+	}
+	if (pc_read_file(PC_CGROUP_ROOT "/cgroup.controllers", buf,
+			 sizeof(buf))) {
+		snprintf(reason, PC_REASON_LEN,
+			 "no cgroup v2 at " PC_CGROUP_ROOT);
+		return -1;
+	}
+	if (!strstr(buf, "memory")) {
+		snprintf(reason, PC_REASON_LEN,
+			 "memory controller not available in cgroup v2");
+		return -1;
+	}
+	pc_write_file(PC_CGROUP_ROOT "/cgroup.subtree_control", "+memory\n");
+	snprintf(cg, len, PC_CGROUP_ROOT "/%s.%d", tag, getpid());
+	if (mkdir(cg, 0755) && errno != EEXIST) {
+		snprintf(reason, PC_REASON_LEN, "mkdir %.100s: %s", cg,
+			 strerror(errno));
+		cg[0] = '\0';
+		return -1;
+	}
+	snprintf(p, sizeof(p), "%s/memory.max", cg);
+	if (access(p, F_OK)) {
+		snprintf(reason, PC_REASON_LEN,
+			 "memory controller not enabled for %.100s", cg);
+		rmdir(cg);
+		cg[0] = '\0';
+		return -1;
+	}
+	return 0;
+}
+
+int pc_cgroup_write(const char *cg, const char *file, const char *val)
+{
+	char p[PC_PATH_LEN + 64];
+
+	snprintf(p, sizeof(p), "%s/%s", cg, file);
+	return pc_write_file(p, val);
+}
+
+int pc_cgroup_move(const char *cg, pid_t pid)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%d\n", pid ? pid : getpid());
+	return pc_cgroup_write(cg, "cgroup.procs", buf);
 }
 
 int pc_drop_caches(void)

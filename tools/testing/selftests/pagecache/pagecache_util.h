@@ -175,8 +175,27 @@ void pc_check(const void *buf, uint64_t off, size_t len,
 int pc_fast_read_get(void);
 int pc_fast_read_set(int val);
 
+/*
+ * The value of @name in a file of "name value" lines (/proc/vmstat,
+ * memory.events); returns -1 if the file or the name does not exist.
+ */
+int pc_read_key(const char *path, const char *name, uint64_t *val);
 /* Read a /proc/vmstat counter; returns -1 if it does not exist. */
 int pc_vmstat(const char *name, uint64_t *val);
+
+#define PC_CGROUP_ROOT	"/sys/fs/cgroup"
+#define PC_PATH_LEN	512
+/*
+ * Create the memory cgroup PC_CGROUP_ROOT/<tag>.<pid> into @cg (len
+ * bytes, at most PC_PATH_LEN - 32 used); 0, or -1 with @reason (a skip: no
+ * root, no cgroup v2 or no memory controller).  Remove it with rmdir(cg)
+ * once no task is left in it.
+ */
+int pc_memcg_create(char *cg, size_t len, const char *tag, char *reason);
+/* Write @val to the file @file of cgroup @cg; 0 on success. */
+int pc_cgroup_write(const char *cg, const char *file, const char *val);
+/* Move task @pid (0: the caller) into cgroup @cg; 0 on success. */
+int pc_cgroup_move(const char *cg, pid_t pid);
 
 /* Small file helpers, 0 on success. */
 int pc_write_file(const char *path, const char *str);

@@ -50,7 +50,6 @@
 #define MAX_OPS		6
 #define MAX_FILES	64
 #define SECRET_FID	0x5ec7
-#define CGROUP_ROOT	"/sys/fs/cgroup"
 
 struct race;
 
@@ -738,25 +737,10 @@ static void race_map(struct race *rc)
 /* Move this process into a new memory cgroup; "" on success. */
 static void memcg_enter(struct race *rc, char *reason)
 {
-	char buf[512], p[600], pid[32];
-	char *s;
+	char buf[512];
+	char *s = NULL;
 
 	reason[0] = '\0';
-	if (pc_read_file(CGROUP_ROOT "/cgroup.controllers", buf, sizeof(buf))) {
-		snprintf(reason, PC_REASON_LEN,
-			 "no cgroup v2 at " CGROUP_ROOT);
-		return;
-	}
-	if (!strstr(buf, "memory")) {
-		snprintf(reason, PC_REASON_LEN,
-			 "memory controller not available in cgroup v2");
-		return;
-	}
-	if (!pc_is_root()) {
-		snprintf(reason, PC_REASON_LEN, "memcg setup needs root");
-		return;
-	}
-	s = NULL;
 	if (!pc_read_file("/proc/self/cgroup", buf, sizeof(buf)))
 		s = strstr(buf, "0::");
 	if (!s) {
@@ -765,28 +749,12 @@ static void memcg_enter(struct race *rc, char *reason)
 	}
 	s += 3;
 	s[strcspn(s, "\n")] = '\0';
-	snprintf(rc->cg_orig, sizeof(rc->cg_orig), CGROUP_ROOT "%s", s);
-	pc_write_file(CGROUP_ROOT "/cgroup.subtree_control", "+memory\n");
-	snprintf(rc->cg, sizeof(rc->cg), CGROUP_ROOT "/pagecache_test.%d",
-		 getpid());
-	if (mkdir(rc->cg, 0755) && errno != EEXIST) {
-		snprintf(reason, PC_REASON_LEN, "mkdir %.100s: %s", rc->cg,
-			 strerror(errno));
-		rc->cg[0] = '\0';
+	snprintf(rc->cg_orig, sizeof(rc->cg_orig), PC_CGROUP_ROOT "%s", s);
+	if (pc_memcg_create(rc->cg, sizeof(rc->cg), "pagecache_test", reason))
 		return;
-	}
-	snprintf(p, sizeof(p), "%s/memory.high", rc->cg);
-	snprintf(pid, sizeof(pid), "%d\n", getpid());
-	if (access(p, F_OK)) {
-		snprintf(reason, PC_REASON_LEN,
-			 "memory controller not enabled for %.100s", rc->cg);
-	} else {
-		snprintf(p, sizeof(p), "%s/cgroup.procs", rc->cg);
-		if (pc_write_file(p, pid))
-			snprintf(reason, PC_REASON_LEN, "moving into %.100s: %s",
-				 rc->cg, strerror(errno));
-	}
-	if (reason[0]) {
+	if (pc_cgroup_move(rc->cg, 0)) {
+		snprintf(reason, PC_REASON_LEN, "moving into %.100s: %s",
+			 rc->cg, strerror(errno));
 		rmdir(rc->cg);
 		rc->cg[0] = '\0';
 	}
@@ -794,13 +762,9 @@ static void memcg_enter(struct race *rc, char *reason)
 
 static void memcg_leave(struct race *rc)
 {
-	char p[600], pid[32];
-
 	if (!rc->cg[0])
 		return;
-	snprintf(p, sizeof(p), "%s/cgroup.procs", rc->cg_orig);
-	snprintf(pid, sizeof(pid), "%d\n", getpid());
-	pc_write_file(p, pid);
+	pc_cgroup_move(rc->cg_orig, 0);
 	rmdir(rc->cg);
 	rc->cg[0] = '\0';
 }
