@@ -7,7 +7,7 @@
 # the cases natively in seconds; the x86 guests run them at boot only in
 # the PREEMPT_RT config of make check-many.  Prints TAP: one line per case
 # (a skipped case says why), and fails when a case fails or crashes, or
-# when none ran.
+# when none ran.  KUNIT_ARGS: more kernel arguments (init_on_free=1).
 . "$(dirname "$0")/lib.sh"
 
 rev=${1:-$WORK_BRANCH}
@@ -27,8 +27,12 @@ cp "$TOP/configs/kunit.config" "$OBJ/.kunitconfig"
 rc=0
 (cd "$SRC" && timeout "${KUNIT_TIMEOUT:-1500}" ./tools/testing/kunit/kunit.py run \
 	--arch=um --build_dir="$OBJ" --kunitconfig="$OBJ/.kunitconfig" \
-	--jobs="$(nproc)" --timeout 300 --make_options "CC=$KCC" 'rcu_free*') \
+	--jobs="$(nproc)" --timeout 300 --make_options "CC=$KCC" \
+	${KUNIT_ARGS:+--kernel_args "$KUNIT_ARGS"} 'rcu_free*') \
 	>"$LOG" 2>&1 || rc=$?
+# What the cases report (kunit_info(): the cost of a callback at the
+# bound), as TAP comments.
+grep -ho 'callback at the bound: .*' "$OBJ/test.log" 2>/dev/null | sed 's/^/# rcu_free: /' || true
 awk -v logf="$LOG" -v rc="$rc" '
 	# "[hh:mm:ss] [PASSED] name" (cases); suite lines have "=" around them.
 	/^\[[0-9:]+\] \[(PASSED|FAILED|SKIPPED|CRASHED|TIMED OUT)\] [A-Za-z0-9_]+/ {
