@@ -7,7 +7,8 @@
 # a written one, mark folios hot by PG_workingset instead of PG_referenced,
 # defer hwpoisoned order-0 folios, uncharge a deferred folio before its
 # grace period, charge a memcg without waiting for its deferred folios
-# before its OOM killer, forget the chain of a CPU going
+# before its OOM killer, free a chain that init_on_free zeroes in
+# softirq context, forget the chain of a CPU going
 # offline, bound a chain in folios but not in pages, copy to the user's
 # buffer before the flag test and the reload).
 # For each: commit it on top of branch `work` as refs/mutants/NAME (the
