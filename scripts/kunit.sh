@@ -30,7 +30,7 @@ rc=0
 	--jobs="$(nproc)" --timeout 300 --make_options "CC=$KCC" \
 	${KUNIT_ARGS:+--kernel_args "$KUNIT_ARGS"} 'rcu_free*') \
 	>"$LOG" 2>&1 || rc=$?
-# What the cases report (kunit_info(): the cost of a callback at the
+# What the cases report (kunit_info(): the cost of freeing a chain at its
 # bound), as TAP comments.
 grep -ho 'chain at the bound: .*' "$OBJ/test.log" 2>/dev/null | sed 's/^/# rcu_free: /' || true
 awk -v logf="$LOG" -v rc="$rc" '

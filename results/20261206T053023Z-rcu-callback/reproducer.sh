@@ -1,5 +1,5 @@
 #!/bin/sh
-# From a fresh clone of the workbench at 9cf2644: the series in patches/ (hash 718613db54c867da).
+# From a fresh clone of the workbench at bf3f9a0: the series in patches/ (hash 179e2386280c4e36).
 set -e
 cd "$(dirname "$0")/../.."
 make tree
