@@ -44,8 +44,8 @@ for m in "$@"; do
 	# Checks 1-5: foreign/secret, poison, use after free, beyond EOF,
 	# hwpoison; 10: a folio read locklessly that a read would mark
 	# accessed or that needs readahead; 11: a PG_dropbehind folio read
-	# locklessly; 12: no copy spans two folios (the step to the next
-	# folio is broken).
+	# locklessly; 12: a quiet read across folios does not copy all of
+	# it (the step to the next folio is broken).
 	killed=$(grep -E '^not ok ([1-5]|10|11|12) - ' "$log" | head -1)
 	if [ "$rc" -eq 1 ] && [ -n "$killed" ]; then
 		echo "ok $n - mutant $m killed in $secs s: ${killed#not ok }"
