@@ -550,10 +550,12 @@ def uml_held(resdir):
     return md + table(head, body) + [""], summary
 
 
-def uml_hits(resdir):
+def uml_hits(resdir, meta=None):
     """hits.csv: pgcache_fast_read (chunks the lockless read copied) and its
     fallbacks over each read point of the kernels that have them.  Returns
     (markdown lines, summary rows)."""
+    large = any("bench/uml/large-folios.patch" in k.get("bench_patches", [])
+                for k in (meta or {}).get("kernels", []))
     rows = read_csv(os.path.join(resdir, "hits.csv"))
     if not rows:
         return [], []
@@ -578,8 +580,11 @@ def uml_hits(resdir):
                         "chunks_per_read": chunks and dict(zip(("median", "min", "max"), chunks))})
     md = ["### Reads served by the lockless path, by read size", "",
           "Deltas of `pgcache_fast_read` (chunks copied without a reference: at "
-          "most one folio and 64 KiB each; UML has no large folios, so one per 4 KiB "
-          "page) and of the `pgcache_fast_read_*` fallbacks over each read point, "
+          "most one folio and 64 KiB each; " +
+          ("with bench/uml/large-folios.patch, ext4 files have large folios (up to "
+           "1 MiB), so one per 64 KiB there; tmpfs and ramfs still one per 4 KiB page"
+           if large else "UML has no large folios, so one per 4 KiB page") +
+          ") and of the `pgcache_fast_read_*` fallbacks over each read point, "
           "summed over shapes and CPU counts; median (min-max) over boots and rounds.  "
           "A read served entirely without references shows as many chunks as pages.", ""]
     return md + table(head, body) + [""], summary
@@ -828,7 +833,7 @@ def uml_report(resdir, rows, meta, kernels, base, plots=True):
             md += [uml_plot(resdir, res, base, patched, fss), ""]
     held_md, held = uml_held(resdir)
     md += held_md
-    hits_md, hits = uml_hits(resdir)
+    hits_md, hits = uml_hits(resdir, meta)
     md += hits_md
     md += uml_vmstat(resdir, kernels)
 

@@ -6,7 +6,7 @@
 #                    [--boots B] [--rounds R] [--ms T] [--sizes "16 .."]
 #                    [--fs "tmpfs ramfs ext4"] [--shapes "ownfd shared ownfile"]
 #                    [--no-seq] [--no-gitgrep] [--no-logreread] [--smoke]
-#                    [--boundaries] [--out DIR]
+#                    [--boundaries] [--large-folios] [--out DIR]
 #                    [--no-build] [--no-report]
 #
 # Why UML: these machines have no usable KVM, and QEMU/TCG emulates away the
@@ -17,7 +17,8 @@
 # the kernel through each file's ->read_iter (a UML system call costs tens of
 # microseconds, far more than a 16-byte read), and a contention probe
 # (atomic_long_inc on a shared vs a private counter) shows whether this host
-# makes contention visible at all.  No THP in UML: every folio is a page.
+# makes contention visible at all.  No THP in UML: every folio is a page,
+# unless --large-folios (below).
 #
 # Kernels (default "base=base final=work": the tag and branch of build/linux)
 # are built with ARCH=um defconfig + bench/uml/uml.config in build/uml/LABEL
@@ -42,6 +43,9 @@
 # round, 16 B and 64 KiB, 100 ms points.  --boundaries: base and every
 # patch boundary p1..pN (the last is the whole series), 16 B and 64 KiB,
 # ownfd, no sequential rows (options after it can change that).
+# --large-folios: both kernels also carry bench/uml/large-folios.patch, so
+# that ext4 files get large folios (up to 1 MiB) without THP; they are
+# built in build/uml/large-LABEL; the results go to <stamp>-uml-large-folios.
 #
 # Output (default results/<UTC stamp>-uml/): uml.csv, console logs,
 # metadata.json, reproducer.sh, report.md (bench/report.py).
@@ -57,7 +61,7 @@ default_cpus() {
 KSPEC="base=$BASE_TAG final=$WORK_BRANCH"
 CPUS=$(default_cpus) BOOTS=2 ROUNDS=3 MS=500 SIZES="16 512 4096 65536 1048576"
 FSS="tmpfs ramfs ext4" SHAPES="ownfd shared ownfile" SEQ=1 GITGREP=1 LOGRR=1 GGRUNS=8
-OUT='' REPORT=1 BUILD_UML=1 SMOKE=0 BOUNDARIES=0
+OUT='' REPORT=1 BUILD_UML=1 SMOKE=0 BOUNDARIES=0 LARGE=0
 ARGS=("$@")
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -74,6 +78,7 @@ while [ $# -gt 0 ]; do
 	--no-logreread) LOGRR=0 ;;
 	--boundaries) BOUNDARIES=1 SIZES="16 65536" SHAPES=ownfd SEQ=0 GITGREP=0 LOGRR=0 ;;
 	--smoke) SMOKE=1 BOOTS=1 ROUNDS=1 MS=100 SIZES="16 65536" GGRUNS=1 ;;
+	--large-folios) LARGE=1 ;;
 	--out) OUT=$2; shift ;;
 	--no-report) REPORT=0 ;;
 	--no-build) BUILD_UML=0 ;;
@@ -122,7 +127,9 @@ for kv in $KSPEC; do
 	REVS+=("${kv#*=}")
 done
 
-OUT=${OUT:-$TOP/results/$(date -u +%Y%m%dT%H%M%SZ)-uml}
+SUFFIX=uml
+[ "$LARGE" = 1 ] && SUFFIX=uml-large-folios
+OUT=${OUT:-$TOP/results/$(date -u +%Y%m%dT%H%M%SZ)-$SUFFIX}
 mkdir -p "$OUT/logs"
 OUT=$(cd "$OUT" && pwd)
 
@@ -139,6 +146,11 @@ OUT=$(cd "$OUT" && pwd)
 # barrier.h, they are compiler barriers (TSO).
 UB=$BUILD/uml
 UML_PATCHES="vmstat-raw.patch tso-barriers.patch"
+OBJP=''
+if [ "$LARGE" = 1 ]; then
+	OBJP=large-
+	UML_PATCHES+=" large-folios.patch"
+fi
 PATCH_SUM=$(cd "$TOP/bench/uml" && cat $UML_PATCHES | sha256sum | cut -c1-12)
 COMMITS=()
 if [ "$BUILD_UML" = 1 ]; then
@@ -150,8 +162,8 @@ fi
 # incrementally from patch to patch; their binaries and modules are copied
 # to build/uml/pK.
 for i in "${!LABELS[@]}"; do
-	label=${LABELS[$i]} obj=$UB/${LABELS[$i]}
-	[ "$BOUNDARIES" = 1 ] && [ "$label" != base ] && build=$UB/bnd || build=$obj
+	label=${LABELS[$i]} obj=$UB/$OBJP${LABELS[$i]}
+	[ "$BOUNDARIES" = 1 ] && [ "$label" != base ] && build=$UB/${OBJP}bnd || build=$obj
 	if [ "$BUILD_UML" = 0 ]; then
 		[ -x "$obj/linux" ] || die "--no-build: no $obj/linux"
 		COMMITS+=("$(cat "$obj/commit" 2>/dev/null || echo unknown)")
@@ -396,7 +408,7 @@ for boot in $(seq 1 "$BOOTS"); do
 		log=$OUT/logs/$label-boot$boot.log
 		uml_ext4_image "$RUN/ext4.img" $((64 + 3 * MAXCPU))M
 		t=$SECONDS rc=0
-		TMPDIR=$UML_TMP timeout -s KILL 3600 "$UB/$label/linux" mem=2G ncpus="$MAXCPU" seccomp=on \
+		TMPDIR=$UML_TMP timeout -s KILL 3600 "$UB/$OBJP$label/linux" mem=2G ncpus="$MAXCPU" seccomp=on \
 			rootfstype=hostfs rootflags=/ ro init="$RUN/guest.sh" \
 			con=null con0=null,fd:1 ubd0="$RUN/ext4.img" umid="pcb$$" uml_dir="$RUN" \
 			pcb_label="$label" pcb_boot="$boot" pcb_rounds="$ROUNDS" pcb_ms="$MS" \
@@ -404,7 +416,7 @@ for boot in $(seq 1 "$BOOTS"); do
 			pcb_fs="$(commas $FSS)" pcb_shapes="$(commas $SHAPES)" pcb_seq="$SEQ" pcb_seqmb="$SEQMB" \
 			pcb_tree="$TREE" pcb_ggruns="$GGRUNS" pcb_logbin="$LOGBIN" pcb_logsec="$LOGSEC" \
 			pcb_heldbin="$HELDBIN" pcb_heldsec="$HELDSEC" \
-			pcb_ko="$UB/$label-mod/pcbench.ko" </dev/null >"$log" 2>&1 || rc=$?
+			pcb_ko="$UB/$OBJP$label-mod/pcbench.ko" </dev/null >"$log" 2>&1 || rc=$?
 		grep -q '^BENCH-DONE' "$log" ||
 			{ tail -15 "$log" >&2; die "[$n/$nboot] $label boot $boot failed (exit $rc, $log)"; }
 		# ROW,...,ops=A rate=B cpu_ns=C wall_ns=D min_ops=.. max_ops=..
@@ -468,8 +480,10 @@ if os.path.exists(benv):
         if "=" in line:
             k, v = line.strip().split("=", 1)
             base[k] = v.strip("'\"")
+large = "large-folios.patch" in os.environ["UML_PATCHES"].split()
 meta = {"kind": "uml", "instrument": "User-Mode Linux SMP (arch/um, seccomp=on), "
-        "in-kernel read loops, one kthread per virtual CPU",
+        "in-kernel read loops, one kthread per virtual CPU" +
+        (", large page cache folios without THP (bench/uml/large-folios.patch)" if large else ""),
         "base": base, "series_hash": shash, "cpus": int(maxcpu),
         "cpu_counts": [int(c) for c in cpus.split()], "boots": int(boots),
         "rounds": int(rounds), "ms": int(ms), "wall_seconds": int(wall),
