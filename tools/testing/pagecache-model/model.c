@@ -1540,7 +1540,7 @@ static unsigned long step_rule_check(unsigned long *cases)
 				continue;
 			bad++;
 			if (printed++ < STEP_RULE_PRINT)
-				printf("# step case: orders %u %u %u at %lu: %s, %zu of %zu bytes\n",
+				printf("# step case: orders %u %u %u at %lu: %s, %zu of %zu\n",
 				       o1, o2, o3, b, status_names[status],
 				       len, want);
 		}
