@@ -242,12 +242,14 @@ with open(os.path.join(out, "metadata.json"), "w") as f:
 EOF
 # the workbench commit: from the repository, not from OUT's parent
 python3 - "$OUT/metadata.json" "$(git -C "$TOP" rev-parse HEAD 2>/dev/null || echo unknown)" \
-	"$(git -C "$TOP" status --porcelain 2>/dev/null | wc -l)" <<'EOF'
+	"$(git -C "$TOP" status --porcelain 2>/dev/null | wc -l)" \
+	"$("$TOP/bench/series-hash.sh" "$TOP/patches" 2>/dev/null || echo unknown)" <<'EOF'
 import json, sys
-p, commit, dirty = sys.argv[1:]
+p, commit, dirty, series = sys.argv[1:]
 m = json.load(open(p))
 m["workbench_commit"] = commit
 m["workbench_uncommitted_files"] = int(dirty)
+m["series_hash"] = series
 json.dump(m, open(p, "w"), indent=2)
 EOF
 
@@ -261,7 +263,20 @@ EOF
 		echo "#   (the booted copy is $OUT/kernels/${LABELS[$i]}.bzImage; to rerun exactly it, pass KERNELS=${LABELS[$i]}=that path)"
 	done
 	echo "set -euo pipefail"
-	echo "cd $(printf '%q' "$TOP")"
+	# From a fresh clone: this script lies in results/<stamp>/.
+	echo 'cd "$(dirname "$0")/../.."'
+	echo "git checkout $(git -C "$TOP" rev-parse HEAD 2>/dev/null || echo unknown)"
+	# Kernels this workbench builds: make them; others are the caller's.
+	for img in "${IMAGES[@]}"; do
+		rel=${img#"$TOP"/}
+		case $rel in
+		build/images/final/*/bzImage) t=build ;;
+		build/images/base/*/bzImage) t=build-base ;;
+		*) continue ;;
+		esac
+		cfg=${rel#build/images/*/}
+		echo "make deps $t CONFIG=${cfg%/bzImage}"
+	done
 	printf 'KERNELS=%q CPUS=%q REPS=%q MEM=%q ACCEL=%q FULL=%q SMOKE=%q ONLY=%q bench/run.sh' \
 		"$KERNELS" "$CPUS" "$REPS" "$MEM" "$ACCEL" "$FULL" "$SMOKE" "$ONLY"
 	[ ${#ARGS[@]} -gt 0 ] && printf ' %q' "${ARGS[@]}"
