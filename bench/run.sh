@@ -241,7 +241,8 @@ with open(os.path.join(out, "metadata.json"), "w") as f:
     f.write("\n")
 EOF
 # the workbench commit: from the repository, not from OUT's parent
-python3 - "$OUT/metadata.json" "$(git -C "$TOP" rev-parse HEAD 2>/dev/null || echo unknown)" \
+WB_COMMIT=$(git -C "$TOP" rev-parse HEAD 2>/dev/null || echo unknown)
+python3 - "$OUT/metadata.json" "$WB_COMMIT" \
 	"$(git -C "$TOP" status --porcelain 2>/dev/null | wc -l)" \
 	"$("$TOP/bench/series-hash.sh" "$TOP/patches" 2>/dev/null || echo unknown)" <<'EOF'
 import json, sys
@@ -256,16 +257,17 @@ EOF
 {
 	echo "#!/usr/bin/env bash"
 	echo "# Reproduce this run: same kernels, settings and workbench commit."
-	echo "# Workbench commit: $(git -C "$TOP" rev-parse HEAD 2>/dev/null || echo unknown)"
+	echo "# Workbench commit: $WB_COMMIT"
 	for i in "${!LABELS[@]}"; do
 		echo "# ${LABELS[$i]}: ${IMAGES[$i]} sha256 $(sha256sum "${BOOT_IMAGES[$i]}" | cut -d' ' -f1)" \
 			"commit $(cut -c1-12 "$OUT/kernels/${LABELS[$i]}.commit" 2>/dev/null || echo unknown)"
 		echo "#   (the booted copy is $OUT/kernels/${LABELS[$i]}.bzImage; to rerun exactly it, pass KERNELS=${LABELS[$i]}=that path)"
 	done
 	echo "set -euo pipefail"
-	# From a fresh clone: this script lies in results/<stamp>/.
-	echo 'cd "$(dirname "$0")/../.."'
-	echo "git checkout $(git -C "$TOP" rev-parse HEAD 2>/dev/null || echo unknown)"
+	# From a fresh clone: the workbench, relative to where this script lies.
+	echo "cd \"\$(dirname \"\$0\")/$(realpath --relative-to="$OUT" "$TOP")\""
+	echo "git checkout $WB_COMMIT"
+	echo "make deps"
 	# Kernels this workbench builds: make them; others are the caller's.
 	for img in "${IMAGES[@]}"; do
 		rel=${img#"$TOP"/}
@@ -275,7 +277,7 @@ EOF
 		*) continue ;;
 		esac
 		cfg=${rel#build/images/*/}
-		echo "make deps $t CONFIG=${cfg%/bzImage}"
+		echo "make $t CONFIG=${cfg%/bzImage}"
 	done
 	printf 'KERNELS=%q CPUS=%q REPS=%q MEM=%q ACCEL=%q FULL=%q SMOKE=%q ONLY=%q bench/run.sh' \
 		"$KERNELS" "$CPUS" "$REPS" "$MEM" "$ACCEL" "$FULL" "$SMOKE" "$ONLY"
