@@ -30,6 +30,9 @@ KERNEL_PROBLEMS = [
     "[    2.000000] WARNING: suspicious RCU usage",
     "[    2.000000] UBSAN: array-index-out-of-bounds in mm/filemap.c:10:5",
     "[    2.000000] BUG: Bad page state in process cat  pfn:1234",
+    # Lockdep off for the rest of the run (kernel/locking/debug_locks.c).
+    "[    0.005000] Disabling lock debugging due to kernel taint",
+    "[    9.000000] INFO: lockdep is turned off.",
     # A kernel message that starts in the middle of an unterminated line.
     "reading[   7.000000] WARNING: mm/x.c:1 at f+0x0/0x0, CPU#0: sh/1",
 ]
