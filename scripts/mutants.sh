@@ -10,7 +10,9 @@
 # before its OOM killer, free a chain that init_on_free zeroes in
 # softirq context, forget the chain of a CPU going
 # offline, bound a chain in folios but not in pages, copy to the user's
-# buffer before the flag test and the reload).
+# buffer before the flag test and the reload, bound a copy by a folio
+# size that a split may be rewriting, keep the memcg charge of a
+# poisoned folio that is not deferred).
 # For each: commit it on top of branch `work` as refs/mutants/NAME (the
 # working tree is not touched), build it (guest config, or debug where the
 # patch says "# config: debug"; "# config: kunit": only scripts/kunit.sh on
