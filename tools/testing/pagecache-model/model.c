@@ -4,8 +4,9 @@
  *
  * Readers call the real filemap_fast_copy() (built in fast.c) under
  * rcu_read_lock() on model files, while adversary threads truncate,
- * punch holes, overwrite, migrate, split, mark folios hot and free and
- * reuse folios for a file full of a secret pattern.  Model folios come
+ * punch holes, overwrite, migrate, split (uniformly or buddy-style, in
+ * the kernel's order of writes), mark folios hot and free and reuse
+ * folios for a file full of a secret pattern.  Model folios come
  * from a fixed pool that is never returned to libc, like struct page;
  * freeing a folio poisons its data and bumps its generation, and a folio
  * with PG_rcu_free is freed only after an RCU grace period (call_rcu()),
@@ -23,7 +24,11 @@
  * or folio_mark_accessed(), copied from Linux 7.3, would leave it as it
  * is - and never when it is PG_readahead or PG_dropbehind; then
  * step_rule_check() reads across folios of orders 0 and LARGE_ORDER in
- * a quiet file, which must copy in one call.
+ * a quiet file, which must copy in one call; then split_rule_check()
+ * splits large folios step by step, as __split_folio_to_order() writes
+ * their tail pages (page 1's words are the folio's order and page count),
+ * and reads across the end of the folio at each step, which must not
+ * leave it.
  */
 #include <assert.h>
 #include <stdarg.h>
@@ -45,8 +50,10 @@
 
 /* Pool of model pages: descriptors and data are never given back. */
 #define NR_POOL_PAGES		4096
-#define LARGE_ORDER		2
+#define LARGE_ORDER		2		/* the usual large folio */
 #define LARGE_NR		BIT(LARGE_ORDER)
+#define MODEL_MAX_ORDER		4		/* the largest folio */
+#define MODEL_MAX_NR		BIT(MODEL_MAX_ORDER)
 
 #define NR_FILES		4		/* files that readers read */
 #define SECRET_FILE		NR_FILES	/* gets reused folios */
@@ -69,6 +76,14 @@
 #define SIZE_HIST_MASK		(SIZE_HIST - 1)
 
 #define READ_BUF_SIZE		(LARGE_NR * PAGE_SIZE)
+/*
+ * Pages after the pool that are never allocated (free, poisoned): a read
+ * that runs past the last folio of the pool, as one that trusts a page
+ * count that a split rewrote would, lands there and not outside the
+ * arrays.
+ */
+#define NR_GUARD_PAGES		(READ_BUF_SIZE / PAGE_SIZE + 1)
+#define NR_ALL_PAGES		(NR_POOL_PAGES + NR_GUARD_PAGES)
 /* What a read buffer holds where nothing was copied to it. */
 #define UNWRITTEN_WORD		0x0123456789abcdefUL
 
@@ -84,12 +99,21 @@ struct model_file {
 
 static struct model_file files[NR_ALL_FILES];
 
-static struct page pool[NR_POOL_PAGES] __aligned(64);
+static struct page pool[NR_ALL_PAGES] __aligned(64);
 static u8 *pool_data;
 static pthread_mutex_t alloc_lock = PTHREAD_MUTEX_INITIALIZER;
-static CDS_LIST_HEAD(free_list0);
-static CDS_LIST_HEAD(free_list_large);
+static struct cds_list_head free_lists[MODEL_MAX_ORDER + 1];
 #define FREE_TAIL		0xffU	/* free_order of a free block's tail */
+
+/*
+ * The memory cgroup the files are charged to.  A folio's memcg_data
+ * points to it, as a file folio's points to its struct mem_cgroup: the
+ * value that __split_folio_to_order() copies into page 1 over the old
+ * head's _nr_pages.
+ */
+static struct model_memcg {
+	unsigned long id;
+} model_memcg __aligned(64);
 
 /* Options. */
 static unsigned long opt_seed;
@@ -120,13 +144,14 @@ enum model_counter {
 	CNT_WORDS,		/* words checked */
 	CNT_ALLOC_FAIL,		/* pool exhausted (allowed) */
 	CNT_REFCOUNT,		/* refcount underflow */
+	CNT_WILD_NR,		/* a reader read a split's page count (allowed) */
 	NR_COUNTERS,
 };
 
 static const char * const counter_names[NR_COUNTERS] = {
 	"foreign", "secret", "poison", "uaf_map", "uaf_copy", "beyond_eof",
 	"hwpoison", "bad_len", "stale", "unchecked", "words", "alloc_fail",
-	"refcount",
+	"refcount", "wild_nr",
 };
 
 static unsigned long counters[NR_COUNTERS];
@@ -175,6 +200,9 @@ struct model_thread {
 	unsigned long map_gen;
 	unsigned long read_clock;
 	bool reading;
+	/* split_rule_check(): the pages a read may map, and how often not. */
+	struct page *fence_lo, *fence_hi;
+	unsigned long fence_bad;
 };
 
 static __thread struct model_thread *self;
@@ -228,6 +256,17 @@ void model_window(enum model_window_site site)
 		break;
 	}
 }
+
+/*
+ * folio_nr_pages() in a read returned more pages than any model folio
+ * has: __split_folio_to_order() had copied the head's memcg_data into
+ * page 1, or its flags (the order byte).
+ */
+void model_large_nr(unsigned long nr)
+{
+	if (self && self->reading && nr > MODEL_MAX_NR)
+		count(CNT_WILD_NR, 1);
+}
 #endif
 
 static u8 *page_data(struct page *page)
@@ -249,9 +288,11 @@ void *model_kmap(struct page *page)
 {
 	struct model_thread *t = self;
 
-	assert(page >= pool && page < pool + NR_POOL_PAGES);
+	assert(page >= pool && page < pool + NR_ALL_PAGES);
 	t->map_page = page;
 	t->map_gen = page_gen(page);
+	if (t->fence_lo && (page < t->fence_lo || page >= t->fence_hi))
+		t->fence_bad++;
 	if (page_state(page) != MODEL_PAGE_ALLOCATED)
 		count(CNT_UAF_MAP, 1);
 	/* A page that was hwpoisoned before this read began must be skipped. */
@@ -276,51 +317,118 @@ void model_kunmap(const void *addr)
 	t->map_page = NULL;
 }
 
-/* Model page allocator: LIFO free lists of order 0 and LARGE_ORDER. */
+/*
+ * Model page allocator: a LIFO free list per order up to MODEL_MAX_ORDER,
+ * buddy-style: a block is split on demand, and free blocks are merged
+ * into a larger one only when no block is large enough.
+ */
 
 static void pool_init(void)
 {
 	unsigned long i;
 
-	pool_data = aligned_alloc(PAGE_SIZE, (size_t)NR_POOL_PAGES * PAGE_SIZE);
+	pool_data = aligned_alloc(PAGE_SIZE, (size_t)NR_ALL_PAGES * PAGE_SIZE);
 	if (!pool_data) {
 		perror("pool");
 		exit(2);
 	}
-	memset(pool_data, POISON_BYTE, (size_t)NR_POOL_PAGES * PAGE_SIZE);
-	for (i = 0; i < NR_POOL_PAGES; i++) {
+	memset(pool_data, POISON_BYTE, (size_t)NR_ALL_PAGES * PAGE_SIZE);
+	for (i = 0; i <= MODEL_MAX_ORDER; i++)
+		CDS_INIT_LIST_HEAD(&free_lists[i]);
+	for (i = 0; i < NR_ALL_PAGES; i++) {
 		pool[i].state = MODEL_PAGE_FREE;
 		pool[i].hwpoison_seq = ULONG_MAX;
 		pool[i].free_order = FREE_TAIL;
 		CDS_INIT_LIST_HEAD(&pool[i].lru);
 	}
-	for (i = 0; i < NR_POOL_PAGES; i += LARGE_NR) {
-		pool[i].free_order = LARGE_ORDER;
-		cds_list_add_tail(&pool[i].lru, &free_list_large);
+	for (i = 0; i < NR_POOL_PAGES; i += MODEL_MAX_NR) {
+		pool[i].free_order = MODEL_MAX_ORDER;
+		cds_list_add_tail(&pool[i].lru, &free_lists[MODEL_MAX_ORDER]);
 	}
 }
 
-/* Rebuild a large block from order-0 free pages.  alloc_lock held. */
-static bool pool_merge(void)
+/*
+ * Merge the free blocks of an aligned range into one of @order, if all
+ * of its pages are free and no free block crosses its edges.  alloc_lock
+ * held.
+ */
+static bool pool_merge(unsigned int order)
 {
-	unsigned long i, j;
+	unsigned long i, j, nr = BIT(order);
+	struct page *page;
 
-	for (i = 0; i < NR_POOL_PAGES; i += LARGE_NR) {
-		for (j = 0; j < LARGE_NR; j++)
-			if (page_state(&pool[i + j]) != MODEL_PAGE_FREE ||
-			    pool[i + j].free_order != 0)
+	for (i = 0; i < NR_POOL_PAGES; i += nr) {
+		for (j = 0; j < nr; j += BIT(page->free_order)) {
+			page = &pool[i + j];
+			if (page_state(page) != MODEL_PAGE_FREE ||
+			    page->free_order > order)
 				break;
-		if (j < LARGE_NR)
-			continue;
-		for (j = 0; j < LARGE_NR; j++) {
-			cds_list_del_init(&pool[i + j].lru);
-			pool[i + j].free_order = FREE_TAIL;
 		}
-		pool[i].free_order = LARGE_ORDER;
-		cds_list_add(&pool[i].lru, &free_list_large);
+		if (j < nr)
+			continue;
+		for (j = 0; j < nr; j += BIT(page->free_order)) {
+			page = &pool[i + j];
+			cds_list_del_init(&page->lru);
+		}
+		for (j = 0; j < nr; j++)
+			pool[i + j].free_order = FREE_TAIL;
+		pool[i].free_order = order;
+		cds_list_add(&pool[i].lru, &free_lists[order]);
 		return true;
 	}
 	return false;
+}
+
+/* Take a free block of @order, splitting a larger one.  alloc_lock held. */
+static struct page *pool_take(unsigned int order)
+{
+	struct page *page;
+	unsigned int o;
+
+	for (o = order; o <= MODEL_MAX_ORDER; o++)
+		if (!cds_list_empty(&free_lists[o]))
+			break;
+	if (o > MODEL_MAX_ORDER) {
+		if (!pool_merge(order))
+			return NULL;
+		o = order;
+	}
+	page = cds_list_first_entry(&free_lists[o], struct page, lru);
+	cds_list_del_init(&page->lru);
+	while (o > order) {
+		struct page *buddy = page + BIT(--o);
+
+		buddy->free_order = o;
+		cds_list_add(&buddy->lru, &free_lists[o]);
+	}
+	return page;
+}
+
+/* mm/internal.h: the order in page 1's flags, the count in its memcg_data. */
+static void folio_set_order(struct folio *folio, unsigned int order)
+{
+	unsigned long flags = __atomic_load_n(&folio->_flags_1,
+					      __ATOMIC_RELAXED);
+
+	assert(order && folio_test_large(folio));
+	__atomic_store_n(&folio->_flags_1, (flags & ~0xffUL) | order,
+			 __ATOMIC_RELAXED);
+#ifdef NR_PAGES_IN_LARGE_FOLIO
+	__atomic_store_n(&folio->_nr_pages, 1U << order, __ATOMIC_RELAXED);
+#endif
+}
+
+/* mm/page_alloc.c: head flag, tails, then the order (prep_compound_head()). */
+static void prep_compound_page(struct page *page, unsigned int order)
+{
+	unsigned int i;
+
+	__atomic_or_fetch(&page->flags.f, BIT(PG_head), __ATOMIC_RELEASE);
+	for (i = 1; i < BIT(order); i++) {
+		WRITE_ONCE(page[i].mapping, TAIL_MAPPING);	/* poison.h */
+		WRITE_ONCE(page[i].compound_info, (unsigned long)page | 1);
+	}
+	folio_set_order((struct folio *)page, order);
 }
 
 static struct folio *folio_alloc_model(unsigned int order)
@@ -328,34 +436,22 @@ static struct folio *folio_alloc_model(unsigned int order)
 	struct page *page;
 	unsigned int i, nr = 1U << order;
 
-	assert(order == 0 || order == LARGE_ORDER);
+	assert(order <= MODEL_MAX_ORDER);
 	pthread_mutex_lock(&alloc_lock);
-	if (order == 0 && cds_list_empty(&free_list0) &&
-	    !cds_list_empty(&free_list_large)) {
-		page = cds_list_first_entry(&free_list_large, struct page, lru);
-		cds_list_del_init(&page->lru);
-		for (i = LARGE_NR; i--; ) {
-			page[i].free_order = 0;
-			cds_list_add(&page[i].lru, &free_list0);
-		}
-	}
-	if (order == LARGE_ORDER && cds_list_empty(&free_list_large))
-		pool_merge();
-	if (cds_list_empty(order ? &free_list_large : &free_list0)) {
+	page = pool_take(order);
+	if (!page) {
 		pthread_mutex_unlock(&alloc_lock);
 		count(CNT_ALLOC_FAIL, 1);
 		return NULL;
 	}
-	page = cds_list_first_entry(order ? &free_list_large : &free_list0,
-				    struct page, lru);
-	cds_list_del_init(&page->lru);
 	for (i = 0; i < nr; i++) {
 		assert(page_state(&page[i]) == MODEL_PAGE_FREE);
 		page[i].free_order = FREE_TAIL;
 		WRITE_ONCE(page[i].mapping, NULL);
 		WRITE_ONCE(page[i].index, 0);
 		page[i].private = NULL;
-		__atomic_store_n(&page[i].order, 0, __ATOMIC_RELAXED);
+		WRITE_ONCE(page[i].compound_info, 0);
+		__atomic_store_n(&page[i].memcg_data, 0, __ATOMIC_RELAXED);
 		__atomic_store_n(&page[i]._refcount, 0, __ATOMIC_RELAXED);
 		__atomic_store_n(&page[i].flags.f, 0, __ATOMIC_RELAXED);
 		__atomic_store_n(&page[i].state, MODEL_PAGE_ALLOCATED,
@@ -363,10 +459,11 @@ static struct folio *folio_alloc_model(unsigned int order)
 	}
 	pthread_mutex_unlock(&alloc_lock);
 	__atomic_store_n(&page->_refcount, 1, __ATOMIC_RELAXED);
-	if (order) {
-		__atomic_store_n(&page->order, order, __ATOMIC_RELAXED);
-		__atomic_or_fetch(&page->flags.f, 1UL << PG_head, __ATOMIC_RELEASE);
-	}
+	if (order)
+		prep_compound_page(page, order);
+	/* mem_cgroup_charge() when the folio is added to the page cache. */
+	__atomic_store_n(&page->memcg_data, (unsigned long)&model_memcg,
+			 __ATOMIC_RELAXED);
 	return (struct folio *)page;
 }
 
@@ -378,6 +475,8 @@ static void folio_free_now(struct folio *folio)
 
 	for (i = 0; i < nr; i++) {
 		__atomic_store_n(&page[i].flags.f, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&page[i].memcg_data, 0, __ATOMIC_RELAXED);
+		WRITE_ONCE(page[i].compound_info, 0);
 		__atomic_store_n(&page[i].hwpoison_seq, ULONG_MAX,
 				 __ATOMIC_RELAXED);
 		__atomic_add_fetch(&page[i].gen, 1, __ATOMIC_RELEASE);
@@ -390,7 +489,7 @@ static void folio_free_now(struct folio *folio)
 	page->free_order = order;
 	for (i = 1; i < nr; i++)
 		page[i].free_order = FREE_TAIL;
-	cds_list_add(&page->lru, order ? &free_list_large : &free_list0);
+	cds_list_add(&page->lru, &free_lists[order]);
 	pthread_mutex_unlock(&alloc_lock);
 }
 
@@ -678,6 +777,14 @@ static void op_fill(struct model_file *f)
 	for (index = 0; index < end; index++) {
 		if (xa_load(&f->mapping.i_pages, index))
 			continue;
+		if (!(index % MODEL_MAX_NR) && !(rnd() & 3) &&
+		    range_empty(f, index, MODEL_MAX_NR)) {
+			if (folio_read_in(f, index, MODEL_MAX_ORDER,
+					  random_new_flags())) {
+				index += MODEL_MAX_NR - 1;
+				continue;
+			}
+		}
 		if (!(index % LARGE_NR) && (rnd() & 1) &&
 		    range_empty(f, index, LARGE_NR)) {
 			if (folio_read_in(f, index, LARGE_ORDER,
@@ -713,49 +820,159 @@ static void folio_zero_tail(struct model_file *f, struct folio *folio,
 }
 
 /*
- * Split a large folio into order-0 folios, the way __folio_split() does it
- * in Linux 7.3: xas_split() leaves the folio in all of its slots,
- * __split_folio_to_order() gives the tails the head's flags (PG_rcu_free
- * included), mapping and index and shrinks the head, then the tails
- * replace the head in the XArray.
+ * Called at each step of a split, where the model may widen the window:
+ * split_rule_check() reads there, single-threaded.
  */
-static void folio_split_model(struct model_file *f, struct folio *folio)
+static void (*split_probe)(void);
+
+static void split_step(void)
+{
+	if (split_probe)
+		split_probe();
+	model_window(MW_ADVERSARY);
+}
+
+/*
+ * __split_folio_to_order() of Linux 7.3, in its order of writes.  For
+ * each new folio after the first: the flags cloned from the head (page
+ * 1's flags word holds the old folio's order in its low byte), mapping
+ * and index, no longer a tail, a compound head if it is large, then
+ * memcg_data copied from the head: page 1's is the old folio's _nr_pages.
+ * The head's order and page count are reset only at the end, and all the
+ * while the XArray maps the whole range to the head.
+ */
+static void split_folio_to_order(struct folio *folio, unsigned int old_order,
+				 unsigned int new_order)
+{
+	const unsigned long keep = BIT(PG_referenced) | BIT(PG_uptodate) |
+				   BIT(PG_active) | BIT(PG_workingset) |
+				   BIT(PG_locked) | BIT(PG_unevictable) |
+				   BIT(PG_rcu_free) | BIT(PG_dirty) |
+				   BIT(PG_dropbehind) | LRU_REFS_MASK;
+	unsigned long head_flags, flags, i;
+	unsigned long new_nr = BIT(new_order), nr = BIT(old_order);
+
+	head_flags = __atomic_load_n(&folio->flags.f, __ATOMIC_RELAXED);
+	for (i = new_nr; i < nr; i += new_nr) {
+		struct page *new_head = folio_page(folio, i);
+		struct folio *new_folio = (struct folio *)new_head;
+
+		/* Clone page flags: page 1 loses the old order here. */
+		flags = __atomic_load_n(&new_head->flags.f, __ATOMIC_RELAXED);
+		flags &= ~PAGE_FLAGS_CHECK_AT_PREP;
+		flags |= head_flags & keep;
+		__atomic_store_n(&new_head->flags.f, flags, __ATOMIC_RELEASE);
+		split_step();
+		WRITE_ONCE(new_folio->mapping, folio->mapping);
+		WRITE_ONCE(new_folio->index, folio->index + i);
+		split_step();
+		/* smp_wmb(); clear_compound_head() */
+		__atomic_store_n(&new_head->compound_info, 0, __ATOMIC_RELEASE);
+		if (new_order) {
+			prep_compound_page(new_head, new_order);
+			split_step();
+		}
+		if (head_flags & BIT(PG_idle))
+			folio_set_flag(new_folio, PG_idle);
+		/* Page 1's memcg_data is the old folio's _nr_pages. */
+		__atomic_store_n(&new_folio->memcg_data,
+				 __atomic_load_n(&folio->memcg_data,
+						 __ATOMIC_RELAXED),
+				 __ATOMIC_RELAXED);
+		split_step();
+	}
+	if (new_order)
+		folio_set_order(folio, new_order);
+	else
+		folio_clear_flag(folio, PG_head);	/* ClearPageCompound() */
+	split_step();
+}
+
+/*
+ * Split a large folio the way __folio_split() does it in Linux 7.3, with
+ * the folio locked and frozen (the file lock): uniform (@split_at < 0)
+ * into folios of @new_order, with xas_split() first; or buddy-style
+ * (folio_split()), halving the part that holds page @split_at until it
+ * has @new_order, xas_try_split() before each step.  The XArray holds the
+ * old folio in every slot of its range until all of
+ * __split_folio_to_order() is done, then the new folios are stored over
+ * it, then they are unlocked.
+ */
+static void folio_split_model(struct model_file *f, struct folio *folio,
+			      unsigned int new_order, long split_at)
 {
 	XA_STATE(xas, &f->mapping.i_pages, folio->index);
-	unsigned int i, order = folio_order(folio), nr = 1U << order;
-	unsigned long keep = 1UL << PG_uptodate | 1UL << PG_referenced |
-			     1UL << PG_active | 1UL << PG_workingset |
-			     1UL << PG_unevictable | 1UL << PG_dropbehind |
-			     1UL << PG_readahead | 1UL << PG_idle |
-			     1UL << PG_rcu_free | LRU_REFS_MASK;
-	unsigned long flags;
+	unsigned int order = folio_order(folio), old, split_order;
+	unsigned long nr = BIT(order), p;
+	struct folio *cur = folio;
 
-	if (!order)
+	if (order <= new_order)
 		return;
-	xas_split_alloc(&xas, folio, order, GFP_KERNEL);
-	assert(!xas_error(&xas));
-	xas_lock(&xas);
-	xas_split(&xas, folio, order);
-	flags = __atomic_load_n(&folio->flags.f, __ATOMIC_RELAXED) & keep;
-	for (i = 1; i < nr; i++) {
-		struct page *tail = folio_page(folio, i);
-
-		WRITE_ONCE(tail->index, folio->index + i);
-		WRITE_ONCE(tail->mapping, &f->mapping);
-		__atomic_store_n(&tail->_refcount, 1, __ATOMIC_RELAXED);
-		__atomic_store_n(&tail->flags.f, flags | (tail->flags.f &
-				 1UL << PG_hwpoison), __ATOMIC_RELEASE);
-		model_window(MW_ADVERSARY);
+	folio_set_flag(folio, PG_locked);
+	if (split_at < 0) {
+		xas_set_order(&xas, folio->index, new_order);
+		xas_split_alloc(&xas, folio, order, GFP_KERNEL);
+		assert(!xas_error(&xas));
+		xas_lock(&xas);
+		xas_split(&xas, folio, order);
+		split_step();
+		split_folio_to_order(folio, order, new_order);
+	} else {
+		assert(split_at < nr);
+		xas_lock(&xas);
+		for (old = order; old > new_order; old--) {
+			split_order = old - 1;
+			xas_set_order(&xas, cur->index, split_order);
+			/*
+			 * xas_try_split() would allocate the one node it may
+			 * need with GFP_NOWAIT, which the userspace slab
+			 * refuses: allocate it first.
+			 */
+			xas_split_alloc(&xas, folio, old, GFP_KERNEL);
+			xas_try_split(&xas, folio, old);
+			assert(!xas_error(&xas));
+			split_step();
+			split_folio_to_order(cur, old, split_order);
+			cur = (struct folio *)folio_page(folio, split_at &
+							 ~(BIT(split_order) - 1));
+		}
 	}
-	__atomic_and_fetch(&folio->flags.f, ~(1UL << PG_head), __ATOMIC_RELEASE);
-	__atomic_store_n(&folio->_order, 0, __ATOMIC_RELAXED);
-	model_window(MW_ADVERSARY);
-	for (i = 1; i < nr; i++) {
-		xas_set(&xas, folio->index + i);
-		xas_store(&xas, folio_page(folio, i));
-		model_window(MW_ADVERSARY);
+	/* __folio_freeze_and_split_unmapped(): store the new folios. */
+	for (p = folio_nr_pages(folio); p < nr; p += folio_nr_pages(cur)) {
+		cur = (struct folio *)folio_page(folio, p);
+		__atomic_store_n(&cur->_refcount, 1, __ATOMIC_RELAXED);
+		xas_set_order(&xas, folio->index + p, 0);
+		xas_store(&xas, cur);
+		split_step();
 	}
 	xas_unlock(&xas);
+	for (p = 0; p < nr; p += folio_nr_pages(cur)) {
+		cur = (struct folio *)folio_page(folio, p);
+		folio_clear_flag(cur, PG_locked);
+	}
+}
+
+/*
+ * A split as truncation, hole punching or reclaim asks for one: to order
+ * 0, to a random lower order, or buddy-style at page @split_at.
+ */
+static void folio_split_random(struct model_file *f, struct folio *folio,
+			       unsigned long split_at)
+{
+	unsigned int order = folio_order(folio);
+
+	switch (rnd() & 3) {
+	case 0:
+	case 1:
+		folio_split_model(f, folio, 0, -1);
+		break;
+	case 2:
+		folio_split_model(f, folio, rnd_below(order), -1);
+		break;
+	default:
+		folio_split_model(f, folio, 0, split_at);
+		break;
+	}
 }
 
 /* Publish a new i_size: history, then epoch, then i_size. */
@@ -812,10 +1029,10 @@ static void op_truncate(struct model_file *f)
 	if (folio && (loff_t)folio->index * PAGE_SIZE < size) {
 		folio_zero_tail(f, folio, size);
 		if (folio_order(folio) && (rnd() & 1))
-			folio_split_model(f, folio);
+			folio_split_random(f, folio, index - folio->index);
 	}
 	model_window(MW_ADVERSARY);
-	remove_from(f, size_pages(size), FILE_MAX_PAGES + LARGE_NR);
+	remove_from(f, size_pages(size), FILE_MAX_PAGES + MODEL_MAX_NR);
 }
 
 static struct folio *random_folio(struct model_file *f)
@@ -834,13 +1051,11 @@ static void op_punch(struct model_file *f)
 	pgoff_t i;
 
 	for (i = index; i < end; i++) {
-		folio = mapping_lookup(f, i);
-		if (!folio)
-			continue;
-		if (folio_order(folio) &&
-		    (folio->index < index || folio->index + LARGE_NR > end))
-			folio_split_model(f, folio);
-		folio = mapping_lookup(f, i);
+		/* Split until the folio at i is within the hole. */
+		while ((folio = mapping_lookup(f, i)) && folio_order(folio) &&
+		       (folio->index < index ||
+			folio->index + folio_nr_pages(folio) > end))
+			folio_split_random(f, folio, i - folio->index);
 		if (folio)
 			folio_remove(f, folio);
 	}
@@ -901,15 +1116,17 @@ static void op_migrate(struct model_file *f)
 	folio_put_model(folio);
 }
 
+/* Split a large folio of the file, from a random index on. */
 static void op_split(struct model_file *f)
 {
-	pgoff_t index;
+	pgoff_t start = rnd_below(FILE_MAX_PAGES), i;
 	struct folio *folio;
 
-	for (index = 0; index < FILE_MAX_PAGES; index += LARGE_NR) {
-		folio = mapping_lookup(f, index);
+	for (i = 0; i < FILE_MAX_PAGES; i++) {
+		folio = mapping_lookup(f, (start + i) % FILE_MAX_PAGES);
 		if (folio && folio_order(folio)) {
-			folio_split_model(f, folio);
+			folio_split_random(f, folio,
+					   rnd_below(folio_nr_pages(folio)));
 			return;
 		}
 	}
@@ -1292,7 +1509,7 @@ static bool teardown_check(void)
 		struct model_file *f = &files[i];
 
 		pthread_mutex_lock(&f->lock);
-		remove_from(f, 0, FILE_MAX_PAGES + LARGE_NR);
+		remove_from(f, 0, FILE_MAX_PAGES + MODEL_MAX_NR);
 		pthread_mutex_unlock(&f->lock);
 		if (!xa_empty(&f->mapping.i_pages))
 			ok = false;
@@ -1303,10 +1520,9 @@ static bool teardown_check(void)
 	for (i = 0; i < NR_POOL_PAGES; i++)
 		if (page_state(&pool[i]) == MODEL_PAGE_FREE)
 			nfree++;
-	cds_list_for_each_entry(page, &free_list0, lru)
-		listed++;
-	cds_list_for_each_entry(page, &free_list_large, lru)
-		listed += LARGE_NR;
+	for (i = 0; i <= MODEL_MAX_ORDER; i++)
+		cds_list_for_each_entry(page, &free_lists[i], lru)
+			listed += BIT(i);
 	pthread_mutex_unlock(&alloc_lock);
 	if (nfree != NR_POOL_PAGES || listed != NR_POOL_PAGES) {
 		printf("# pool: %lu of %u pages free, %lu on free lists\n",
@@ -1515,7 +1731,7 @@ static unsigned long step_rule_check(unsigned long *cases)
 			/* A large folio right after a small one is misaligned. */
 			if (o3 > o2)
 				continue;
-			remove_from(f, 0, FILE_MAX_PAGES + LARGE_NR);
+			remove_from(f, 0, FILE_MAX_PAGES + MODEL_MAX_NR);
 			if (!folio_read_in(f, b - BIT(o1), o1, hot) ||
 			    !folio_read_in(f, b, o2, hot) ||
 			    !folio_read_in(f, b + BIT(o2), o3, hot)) {
@@ -1546,7 +1762,7 @@ static unsigned long step_rule_check(unsigned long *cases)
 		}
 	}
 	/* Back to a random file, as files_init() left it. */
-	remove_from(f, 0, FILE_MAX_PAGES + LARGE_NR);
+	remove_from(f, 0, FILE_MAX_PAGES + MODEL_MAX_NR);
 	set_size(f, 8 * (1 + rnd_below(FILE_MAX_PAGES * WORDS_PER_PAGE)));
 	op_fill(f);
 	pthread_mutex_unlock(&f->lock);
@@ -1557,18 +1773,174 @@ static unsigned long step_rule_check(unsigned long *cases)
 	return bad;
 }
 
+/*
+ * Step 5 against a split, single-threaded, before the run: a hot folio of
+ * order LARGE_ORDER or MODEL_MAX_ORDER at index 0, a hole after it and
+ * i_size far beyond, is split uniformly to every lower order and
+ * buddy-style to order 0 at its first, second and last page.  At every
+ * step of the split (split_step()), while the XArray still holds the old
+ * folio in every slot and the head's order and page count are whatever
+ * __split_folio_to_order() has written so far, reads start in the first
+ * page and in the last 64 bytes of each of the last two pages, with
+ * lengths that cross the end of the folio.  No read may map a page
+ * outside the folio (a kmap_local_page() fence) or copy a wrong byte; the
+ * racing reads find such a window only by chance.  The counters of checks
+ * 1-6 are left as they were, and with -x the threads still run: this
+ * check reports its own.
+ */
+#define SPLIT_RULE_PRINT	4
+
+struct split_rule {
+	struct model_file *file;
+	struct folio *folio;		/* the folio being split */
+	unsigned long nr;		/* its pages before the split */
+	unsigned int order, new_order;
+	long split_at;
+	unsigned long step;		/* of this case */
+	unsigned long steps, reads, copied, garbage, bad, cases;
+	unsigned int printed;
+	u64 *buf;
+};
+
+static struct split_rule split_rule;
+
+/* split_probe: the reads at one step of the split. */
+static void split_rule_read(void)
+{
+	struct split_rule *sr = &split_rule;
+	struct model_file *f = sr->file;
+	struct folio *folio = sr->folio;
+	unsigned long from[3] = { 0, sr->nr - 2, sr->nr - 1 };
+	unsigned long j, w, wrong;
+	unsigned int i;
+
+	sr->step++;
+	sr->steps++;
+	if (folio_nr_pages(folio) > sr->nr)
+		sr->garbage++;
+	for (i = 0; i < ARRAY_SIZE(from); i++) {
+		enum filemap_fast_status status;
+		loff_t pos;
+		size_t want, len = 0;
+
+		j = from[i];
+		pos = (loff_t)(folio->index + j + 1) * PAGE_SIZE - 64;
+		want = min_t(size_t, READ_BUF_SIZE,
+			     (sr->nr - j) * PAGE_SIZE + 64);
+		for (w = 0; w < want / 8; w++)
+			sr->buf[w] = UNWRITTEN_WORD;
+		wrong = step_rule_wrong();
+		self->fence_lo = &folio->page;
+		self->fence_hi = &folio->page + sr->nr;
+		self->fence_bad = 0;
+		rcu_read_lock();
+		status = model_fast_copy(&f->mapping, pos, -1, sr->buf, want,
+					 SIZE_MAX, &len);
+		rcu_read_unlock();
+		self->fence_lo = NULL;
+		if (len)
+			check_copy(f, pos, sr->buf, len, want, f->epoch);
+		check_transient(f, pos, sr->buf, len, want);
+		sr->reads++;
+		if (len)
+			sr->copied++;
+		if (!self->fence_bad && step_rule_wrong() == wrong)
+			continue;
+		sr->bad++;
+		if (sr->printed++ >= SPLIT_RULE_PRINT)
+			continue;
+		printf("# split case: order %u to %u, ", sr->order,
+		       sr->new_order);
+		if (sr->split_at < 0)
+			printf("uniform, ");
+		else
+			printf("buddy-style at page %ld, ", sr->split_at);
+		printf("step %lu: ", sr->step);
+		printf("page count %lu, read at page %lu, %zu bytes: ",
+		       folio_nr_pages(folio), j, want);
+		printf("%s, %zu copied, %lu pages mapped outside the folio\n",
+		       status_names[status], len, self->fence_bad);
+	}
+}
+
+static void split_rule_check(struct split_rule *sr)
+{
+	const unsigned long hot = BIT(PG_rcu_free) | BIT(PG_referenced) |
+				  BIT(PG_unevictable);
+	static const unsigned int orders[] = { LARGE_ORDER, MODEL_MAX_ORDER };
+	int saved_stop = __atomic_load_n(&stop, __ATOMIC_RELAXED);
+	unsigned long saved[NR_COUNTERS];
+	struct model_file *f = &files[0];
+	struct model_thread t;
+	unsigned int i, c, nr;
+
+	thread_init(&t, 9999);
+	memset(sr, 0, sizeof(*sr));
+	sr->file = f;
+	sr->buf = malloc(READ_BUF_SIZE);
+	assert(sr->buf);
+	memcpy(saved, counters, sizeof(saved));
+	pthread_mutex_lock(&f->lock);
+	set_size(f, FILE_MAX_PAGES * PAGE_SIZE);
+	for (i = 0; i < ARRAY_SIZE(orders); i++) {
+		nr = BIT(orders[i]);
+		/* Uniform to each lower order, then at pages 0, 1, nr - 1. */
+		for (c = 0; c < orders[i] + 3; c++) {
+			sr->order = orders[i];
+			sr->new_order = c < orders[i] ? c : 0;
+			if (c < orders[i])
+				sr->split_at = -1;
+			else if (c == orders[i])
+				sr->split_at = 0;
+			else
+				sr->split_at = c == orders[i] + 1 ? 1 : nr - 1;
+			remove_from(f, 0, FILE_MAX_PAGES + MODEL_MAX_NR);
+			sr->folio = folio_read_in(f, 0, sr->order, hot);
+			if (!sr->folio) {
+				printf("# split case: out of model memory\n");
+				sr->bad++;
+				continue;
+			}
+			sr->nr = nr;
+			sr->step = 0;
+			split_rule_read();
+			split_probe = split_rule_read;
+			folio_split_model(f, sr->folio, sr->new_order,
+					  sr->split_at);
+			split_probe = NULL;
+			sr->cases++;
+		}
+	}
+	/* Back to a random file, as files_init() left it. */
+	remove_from(f, 0, FILE_MAX_PAGES + MODEL_MAX_NR);
+	set_size(f, 8 * (1 + rnd_below(FILE_MAX_PAGES * WORDS_PER_PAGE)));
+	op_fill(f);
+	pthread_mutex_unlock(&f->lock);
+	free(sr->buf);
+	sr->buf = NULL;
+	/*
+	 * Run the threads even with -x: whether the racing reads catch
+	 * what this check caught is worth knowing.
+	 */
+	memcpy(counters, saved, sizeof(saved));
+	__atomic_store_n(&stop, saved_stop, __ATOMIC_RELAXED);
+	self = NULL;
+}
+
 static int run_model(void)
 {
 	pthread_t *threads;
 	unsigned int i, n = opt_readers + opt_adversaries;
 	double start = now(), elapsed;
 	unsigned long step_bad, step_cases;
+	struct split_rule *split = &split_rule;
 	struct lru_rule_result lru;
 	bool pool_ok;
 
 	files_init();
 	lru_rule_check(&lru);
 	step_bad = step_rule_check(&step_cases);
+	split_rule_check(split);
 	threads = calloc(n, sizeof(*threads));
 	for (i = 0; i < n; i++) {
 		void *(*fn)(void *) = i < opt_readers ? reader_thread :
@@ -1601,7 +1973,9 @@ static int run_model(void)
 	for (i = 0; i < NR_COUNTERS; i++)
 		printf("# counter %-10s %lu\n", counter_names[i], counters[i]);
 
-	printf("1..12\n");
+	printf("# memcg_data %#lx: read as a page count (_nr_pages) %u\n",
+	       (unsigned long)&model_memcg, (unsigned int)(long)&model_memcg);
+	printf("1..13\n");
 	tap(!counters[CNT_FOREIGN] && !counters[CNT_SECRET],
 	    "no foreign or secret data copied (%lu foreign, %lu secret words)",
 	    counters[CNT_FOREIGN], counters[CNT_SECRET]);
@@ -1634,6 +2008,10 @@ static int run_model(void)
 	tap(!step_bad && copied_spans > 0,
 	    "a read across folios copies all of it in one call, every order on each side of each step (%lu of %lu cases wrong); valid copies that spanned two folios while the file changed (%lu)",
 	    step_bad, step_cases, copied_spans);
+	tap(!split->bad && split->garbage && split->copied,
+	    "a read across the end of a large folio at every step of a split maps no page outside the folio and copies none but its bytes, orders %u and %u, uniform and buddy-style (%lu of %lu reads wrong, %lu with bytes; %lu of %lu steps in %lu splits with the head's page count beyond the folio)",
+	    LARGE_ORDER, MODEL_MAX_ORDER, split->bad, split->reads,
+	    split->copied, split->garbage, split->steps, split->cases);
 	return tap_failed ? 1 : 0;
 }
 

@@ -16,6 +16,13 @@
  *   spin -DNO_FLAG_CHECK -a pagecache.pml  skip step 2 (PG_rcu_free test)
  *   spin -DNO_RELOAD -a pagecache.pml      skip step 2b (xas_reload before
  *                                          the copy): validated only after
+ * The split scenario (see "Split scenario" below) replaces all of the
+ * processes with a splitter and a reader of a large folio:
+ *   spin -DSPLIT -a pagecache.pml          must verify
+ *   spin -DSPLIT -DTRUST_NR -a pagecache.pml  the size read without a
+ *                                          reference bounds the copy alone
+ *                                          (no filemap_fast_maps()): must
+ *                                          produce a counterexample
  * Other knobs: NO_REFILL (the reuser never refills the reader's slot),
  * NO_P2 (drop the use-after-free assertion, e.g. to see that
  * NO_FLAG_CHECK also breaks P1), NO_P4 (drop the per-cell data assertion),
@@ -132,9 +139,11 @@
  *   model checks the protocol logic assuming those barriers give their
  *   intended ordering; it does not check that the barriers suffice on a
  *   weakly ordered CPU.
- * - Only order-0 folios: no large folios, no split, no migration, no
- *   folio_page(folio, delta) computation; the index check of step 3 is
- *   folio->index == index.
+ * - Only order-0 folios, no migration: the index check of step 3 is
+ *   folio->index == index.  Large folios and their split are in the
+ *   separate split scenario (-DSPLIT), which has no removal, reuse,
+ *   freeing or RCU: the folio being split is frozen and the others are
+ *   not touched.
  * - i_size is one bit per file (0 or one page); no partial-page lengths,
  *   no clamping of len, no i_size changes other than truncation to 0 and
  *   a write extending it again.
@@ -634,6 +643,326 @@ proctype marker()
 	fi
 }
 
+#ifdef SPLIT
+/*
+ * Split scenario (-DSPLIT): a large folio H (order 2: pages 0-3, file A
+ * indices 0-3, hot and uptodate) is split while a reader copies two pages
+ * from one of its indices.  Page 4, right after H in memory, is file B's
+ * (foreign data); file A's index 4 is page 5; i_size of file A is 5 pages,
+ * so a read from index 3 is not cut short by i_size.
+ *
+ * The splitter follows __split_folio_to_order(), step by step, for each
+ * new folio after the first: flags cloned from the head (this clears
+ * PG_head of the page and, on page 1, the order byte, which the model
+ * leaves out), mapping and index, prep_compound_page() if the new folio
+ * is large, then memcg_data copied from the head.  On 64-bit with
+ * CONFIG_MEMCG (NR_PAGES_IN_LARGE_FOLIO), page 1's memcg_data is the
+ * large folio's _nr_pages: the head's size word now holds a memcg pointer
+ * (MEMCG, far beyond any folio).  folio_set_order() or ClearPageCompound()
+ * of the head come last.  All the while the XArray holds H in every slot
+ * of its range (xas_split() / xas_try_split() store the old folio); the
+ * new folios are stored afterwards (__xa_store() in
+ * __folio_freeze_and_split_unmapped()).  It splits, chosen
+ * nondeterministically: uniformly to order 0 or to order 1, or
+ * buddy-style (folio_split()) to order 0 at page 0 or at page 3.
+ *
+ * The reader is filemap_fast_copy_folio() for two pages from index 0, 1,
+ * 2 or 3: lookup, flag test, reload, uptodate; step 5 reads the index and
+ * the size (PG_head, then page 1's memcg_data), clamps the length to
+ * i_size and to the size, and then requires that the XArray maps the
+ * index of the last page to copy to the same folio (filemap_fast_maps());
+ * the copy, the revalidation.  P4 and P1 as above: every page copied is
+ * file A's at the index copied.  Mutant TRUST_NR: no filemap_fast_maps()
+ * check, the size word alone bounds the copy (the kernel mutant
+ * tests/mutants/split-bound.patch of the workbench): the reader copies
+ * page 4, file B's.
+ */
+#define NP		6	/* pages: H (0-3), file B (4), file A@4 (5) */
+#define SNR		4	/* pages of H */
+#define SLOTS_A		5	/* file A, indices 0..4 */
+#define SLEN		2	/* pages the reader asks for */
+#define PG_HEAD		4	/* folio->flags.f, with PG_RCU_FREE, PG_UPTODATE */
+#define MEMCG		100	/* memcg_data: a pointer, far beyond any folio */
+#define TAIL_MAP	3	/* TAIL_MAPPING */
+#define D_FOREIGN	9	/* file B data */
+#define data_A(i)	((i) + 1)	/* file A data at index i */
+
+byte pflags[NP];
+byte pmapping[NP];
+byte pindex[NP];
+byte pmemcg[NP];	/* memcg_data; page 1's is a large folio's _nr_pages */
+byte pdata[NP];		/* one cell per page */
+byte aslot[SLOTS_A];	/* file A's XArray slots */
+byte isize_S;		/* i_size of file A, in pages */
+
+/*
+ * __split_folio_to_order() of the folio at page b from order old to order
+ * nw (nw is at most 1 here, so a new large folio has one tail page).
+ * Needs local bytes i and n.
+ */
+inline split_to_order(b, old, nw)
+{
+	i = 1 << nw;
+	do
+	:: i < (1 << old) ->
+		n = b + i;
+		d_step {	/* clone flags: PG_head and the order byte go */
+			pflags[n] = pflags[b] & (PG_RCU_FREE | PG_UPTODATE);
+			printf("splitter: page %d flags %d (cloned)\n", n, pflags[n])
+		};
+		d_step {
+			pmapping[n] = pmapping[b];
+			pindex[n] = pindex[b] + i;
+			printf("splitter: page %d mapping %d, index %d\n", n,
+			       pmapping[n], pindex[n])
+		};
+		if
+		:: nw > 0 ->
+			d_step {	/* prep_compound_page(): folio_set_order() */
+				pflags[n] = pflags[n] | PG_HEAD;
+				pmapping[n + 1] = TAIL_MAP;
+				pmemcg[n + 1] = 1 << nw;
+				printf("splitter: page %d is the head of an order-%d folio\n",
+				       n, nw)
+			}
+		:: else
+		fi;
+		d_step {	/* new_folio->memcg_data = folio->memcg_data */
+			pmemcg[n] = pmemcg[b];
+			if
+			:: n == b + 1 ->
+				printf("splitter: page %d memcg_data = %d: page %d's size word\n",
+				       n, pmemcg[n], b)
+			:: else ->
+				printf("splitter: page %d memcg_data = %d\n", n, pmemcg[n])
+			fi
+		};
+		i = i + (1 << nw)
+	:: else -> break
+	od;
+	if
+	:: nw > 0 ->
+		d_step {
+			pmemcg[b + 1] = 1 << nw;
+			printf("splitter: folio_set_order(page %d, %d)\n", b, nw)
+		}
+	:: else ->
+		d_step {
+			pflags[b] = pflags[b] & ~PG_HEAD;
+			printf("splitter: ClearPageCompound(page %d)\n", b)
+		}
+	fi
+}
+
+/* The size of the folio at page p: folio_nr_pages(), in one step. */
+#define folio_nr(p)	((pflags[p] & PG_HEAD) != 0 -> pmemcg[(p) + 1] : 1)
+
+proctype splitter()
+{
+	byte i, n, p;
+
+	if
+	:: printf("splitter: uniform split to order 0\n");
+		split_to_order(0, 2, 0)
+	:: printf("splitter: uniform split to order 1\n");
+		split_to_order(0, 2, 1)
+	:: printf("splitter: folio_split() at page 0 to order 0\n");
+		split_to_order(0, 2, 1);
+		split_to_order(0, 1, 0)
+	:: printf("splitter: folio_split() at page 3 to order 0\n");
+		split_to_order(0, 2, 1);
+		split_to_order(2, 1, 0)
+	fi;
+	/* Store each new folio over the slots of its range, one by one. */
+	p = folio_nr(0);
+	do
+	:: p < SNR ->
+		n = folio_nr(p);
+		d_step {
+			i = p;
+			do
+			:: i < p + n -> aslot[i] = p; i++
+			:: else -> break
+			od;
+			printf("splitter: folio at page %d stored at indices %d..%d\n",
+			       p, p, p + n - 1)
+		};
+		p = p + n
+	:: else -> break
+	od
+}
+
+/* filemap_fast_copy_folio() of SLEN pages from index ri of file A */
+proctype split_reader()
+{
+	byte ri, f, first, nr, delta, npg, last, isize, d, p, status;
+	byte buf[SLEN];
+
+	if
+	:: ri = 0
+	:: ri = 1
+	:: ri = 2
+	:: ri = 3
+	fi;
+	d_step {	/* (1) xas_load() */
+		f = aslot[ri];
+		printf("reader: (1) xas_load(A%d) = page %d\n", ri, f)
+	}
+	if
+	:: f == NIL -> status = NOT_FOUND; goto sdone
+	:: else
+	fi;
+	/* (2) PG_rcu_free, (2b) xas_reload(), (4) uptodate */
+	if
+	:: (pflags[f] & PG_RCU_FREE) == 0 -> status = NOT_HOT; goto sdone
+	:: else
+	fi;
+	if
+	:: aslot[ri] != f -> status = CHANGED; goto sdone
+	:: else
+	fi;
+	if
+	:: (pflags[f] & PG_UPTODATE) == 0 -> status = NOT_UPTODATE; goto sdone
+	:: else
+	fi;
+	/* (5) index, then the size: folio_test_large(), page 1's word */
+	first = pindex[f];
+	d_step {
+		nr = (pflags[f] & PG_HEAD) != 0;
+		printf("reader: (5) folio_test_large(page %d) = %d\n", f, nr)
+	}
+	if
+	:: nr ->
+		d_step {
+			nr = pmemcg[f + 1];
+			printf("reader: (5) folio_nr_pages(page %d) = %d (page %d's memcg_data)\n",
+			       f, nr, f + 1)
+		}
+	:: else
+	fi;
+	delta = ri - first;
+	printf("reader: (5) folio index %d, size %d, delta %d\n", first, nr, delta);
+	if
+	:: delta >= nr -> status = CHANGED; goto sdone
+	:: else
+	fi;
+	/* (6) i_size, and the length clamped to it and to the size */
+	isize = isize_S;
+	if
+	:: ri >= isize -> status = EOF; goto sdone
+	:: else
+	fi;
+	npg = SLEN;
+	if
+	:: npg > isize - ri -> npg = isize - ri
+	:: else
+	fi;
+	if
+	:: npg > nr - delta -> npg = nr - delta
+	:: else
+	fi;
+	last = ri + npg - 1;
+#ifndef TRUST_NR
+	/* filemap_fast_maps(): the last page's index maps to the folio */
+	if
+	:: last != ri && aslot[last] != f ->
+		printf("reader: (5) A%d holds page %d, not %d\n", last,
+		       aslot[last], f);
+		status = CHANGED;
+		goto sdone
+	:: else
+	fi;
+#endif
+	/* (7) the copy, page by page */
+	d = 0;
+	do
+	:: d < npg ->
+		d_step {
+			p = f + delta + d;
+			printf("reader: (7) copy page %d for A%d: %d\n", p,
+			       ri + d, pdata[p]);
+#ifndef NO_P4
+			/* P4: only file A's data at the index copied */
+			assert(pdata[p] == data_A(ri + d));
+#endif
+			buf[d] = pdata[p];
+			d++
+		}
+	:: else -> break
+	od;
+	/* (8) revalidate */
+	if
+	:: aslot[ri] != f -> status = CHANGED; goto sdone
+	:: else
+	fi;
+	if
+	:: pmapping[f] != FILE_A -> status = CHANGED; goto sdone
+	:: else
+	fi;
+	if
+	:: (pflags[f] & PG_UPTODATE) == 0 -> status = CHANGED; goto sdone
+	:: else
+	fi;
+	if
+	:: isize_S != isize -> status = CHANGED; goto sdone
+	:: else
+	fi;
+	status = COPIED;
+sdone:
+	printf("reader: status %d (0 copied, 1 eof, 2 not found, 3 not hot, 4 not uptodate, 5 changed)\n",
+	       status);
+	/* P1: only file A's data counts as copied */
+	if
+	:: status == COPIED ->
+		d = 0;
+		do
+		:: d < npg -> assert(buf[d] == data_A(ri + d)); d++
+		:: else -> break
+		od
+	:: else
+	fi;
+	reader_done++
+}
+
+init {
+	byte i;
+
+	atomic {
+		i = 0;
+		do
+		:: i < SNR ->
+			pflags[i] = PG_RCU_FREE | PG_UPTODATE;
+			pmapping[i] = TAIL_MAP;
+			pdata[i] = data_A(i);
+			aslot[i] = 0;
+			i++
+		:: else -> break
+		od;
+		pflags[0] = pflags[0] | PG_HEAD;
+		pmapping[0] = FILE_A;
+		pmemcg[0] = MEMCG;
+		pmemcg[1] = SNR;		/* _nr_pages */
+		pflags[4] = PG_RCU_FREE | PG_UPTODATE;	/* file B's folio */
+		pmapping[4] = FILE_B;
+		pmemcg[4] = MEMCG;
+		pdata[4] = D_FOREIGN;
+		pflags[5] = PG_RCU_FREE | PG_UPTODATE;	/* file A's index 4 */
+		pmapping[5] = FILE_A;
+		pindex[5] = 4;
+		pmemcg[5] = MEMCG;
+		pdata[5] = data_A(4);
+		aslot[4] = 5;
+		isize_S = 5;
+		printf("init: folio of order 2 at pages 0-3 (A0-A3), file B at page 4, A4 at page 5\n");
+		run split_reader();
+		run splitter()
+	}
+}
+
+#ifdef LTL_TERMINATION
+ltl reader_terminates { <> (reader_done == 1) }
+#endif
+#else /* !SPLIT */
 init {
 	byte i, j;
 
@@ -691,3 +1020,4 @@ init {
 #ifdef LTL_TERMINATION
 ltl reader_terminates { <> (reader_done == NR) }
 #endif
+#endif /* !SPLIT */

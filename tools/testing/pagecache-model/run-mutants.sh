@@ -4,7 +4,8 @@
 # Run each mutant build of the page cache model and check that the model
 # kills it: the run must exit 1 with a "not ok" on one of the data or
 # use-after-free checks (1-5), the LRU and PG_dropbehind checks (10,
-# 11) or the folio-stepping check (12), not crash and not pass.
+# 11), the folio-stepping check (12) or the split check (13), not crash
+# and not pass.
 #
 # usage: run-mutants.sh [-s seed] [-d seconds] [-B build dir] mutant...
 
@@ -45,8 +46,9 @@ for m in "$@"; do
 	# hwpoison; 10: a folio read locklessly that a read would mark
 	# accessed or that needs readahead; 11: a PG_dropbehind folio read
 	# locklessly; 12: a quiet read across folios does not copy all of
-	# it (the step to the next folio is broken).
-	killed=$(grep -E '^not ok ([1-5]|10|11|12) - ' "$log" | head -1)
+	# it (the step to the next folio is broken); 13: a read at a step
+	# of a split leaves the folio.
+	killed=$(grep -E '^not ok ([1-5]|1[0-3]) - ' "$log" | head -1)
 	if [ "$rc" -eq 1 ] && [ -n "$killed" ]; then
 		echo "ok $n - mutant $m killed in $secs s: ${killed#not ok }"
 	else

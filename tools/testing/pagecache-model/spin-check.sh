@@ -17,6 +17,13 @@
 #                     which this model does not check and the C model does)
 #   4  NO_FLAG_CHECK  no PG_rcu_free test before the copy
 #   5  NO_RELOAD      no xas_reload() between the flag test and the copy
+#   6  SPLIT          the split scenario: a large folio split (uniformly or
+#                     buddy-style) in __split_folio_to_order()'s order of
+#                     writes while a reader copies across its end;
+#                     exhaustive safety search, must verify (P1, P4)
+#   7  SPLIT TRUST_NR the reader bounds its copy by the size word alone,
+#                     without filemap_fast_maps(): copies the foreign page
+#                     after the folio
 #
 # Environment:
 #   SPIN, CC     the tools (default: spin, gcc)
@@ -60,7 +67,7 @@ if [ -n "$KEEP" ]; then
 fi
 
 echo "TAP version 13"
-echo "1..5"
+echo "1..7"
 echo "# $("$SPIN" -V 2>&1 | head -n 1)"
 echo "# $("$CC" --version 2>&1 | head -n 1)"
 echo "# model: $model"
@@ -163,54 +170,75 @@ else
 	failed=1
 fi
 
-# ---- 2..5: mutants ----------------------------------------------------
-n=1
-for mutant in NO_DEFER NO_REVALIDATE NO_FLAG_CHECK NO_RELOAD; do
-	n=$((n + 1))
-	if [ "$mutant" = NO_REVALIDATE ]; then
-		dir=$work/$mutant
-		if build "$mutant" "-DSAFETY -DCOLLAPSE" -D"$mutant" &&
-		   (cd "$dir" && ./pan -m"$DEPTH") >"$dir/pan.out" 2>&1 &&
-		   grep -q "errors: 0" "$dir/pan.out" && pan_complete "$dir/pan.out"; then
-			echo "ok $n - $mutant: verifies, the copy is safe without revalidation" \
-				"($(panstat "$dir/pan.out" "states, stored") states)"
-		else
-			echo "not ok $n - $mutant: the copy is not safe without the revalidation"
-			diag "$dir/pan.out"
-			failed=1
-		fi
-		continue
-	fi
-	dir=$work/$mutant
-	if ! build "$mutant" "-DSAFETY -DCOLLAPSE" -D"$mutant"; then
-		echo "not ok $n - $mutant mutant: does not build"
+# mutant N NAME SPINFLAGS...: the model built with SPINFLAGS must produce
+# a counterexample; print its narration
+mutant() {
+	n=$1
+	name=$2
+	shift 2
+	dir=$work/$name
+	if ! build "$name" "-DSAFETY -DCOLLAPSE" "$@"; then
+		echo "not ok $n - $name mutant: does not build"
 		failed=1
-		continue
+		return
 	fi
 	(cd "$dir" && ./pan -m"$DEPTH") >"$dir/pan.out" 2>&1
 	out=$dir/pan.out
 	states=$(panstat "$out" "states, stored")
 	if grep -q "errors: 1" "$out" && [ -f "$dir/pagecache.pml.trail" ]; then
-		(cd "$dir" && "$SPIN" -t -p -D"$mutant" pagecache.pml) \
+		(cd "$dir" && "$SPIN" -t -p "$@" pagecache.pml) \
 			>"$dir/trace" 2>&1
 		steps=$(sed -n 's/^spin: trail ends after \([0-9]*\) steps.*/\1/p' "$dir/trace")
-		echo "ok $n - $mutant mutant: counterexample found" \
+		echo "ok $n - $name mutant: counterexample found" \
 			"(trail: ${steps:-?} steps, $states states searched)"
 		echo "#   $(grep -m1 "assertion violated" "$out")"
-		echo "#   guided simulation (spin -t -p -D$mutant), narration lines:"
+		echo "#   guided simulation (spin -t -p $*), narration lines:"
 		# printf() output and spin's messages; the per-statement
 		# lines of -p and the final variable dump are left out.
 		sed -n '/^spin: trail ends/{p;q;}; /^ *[0-9][0-9]*:	/d; /^Starting /d; p' \
 			"$dir/trace" | head -n "$TRACE_LINES" | sed 's/^ */#     /'
 		if [ -n "$KEEP" ]; then
-			cp "$dir/pagecache.pml.trail" "$KEEP/$mutant.trail"
-			cp "$dir/trace" "$KEEP/$mutant.trace"
+			cp "$dir/pagecache.pml.trail" "$KEEP/$name.trail"
+			cp "$dir/trace" "$KEEP/$name.trace"
 		fi
 	else
-		echo "not ok $n - $mutant mutant: no counterexample"
+		echo "not ok $n - $name mutant: no counterexample"
 		diag "$out"
 		failed=1
 	fi
-done
+}
+
+# verifies N NAME DESCRIPTION SPINFLAGS...: the model built with SPINFLAGS
+# must verify with a complete search
+verifies() {
+	n=$1
+	name=$2
+	desc=$3
+	shift 3
+	dir=$work/$name
+	if build "$name" "-DSAFETY -DCOLLAPSE" "$@" &&
+	   (cd "$dir" && ./pan -m"$DEPTH") >"$dir/pan.out" 2>&1 &&
+	   grep -q "errors: 0" "$dir/pan.out" && pan_complete "$dir/pan.out"; then
+		echo "ok $n - $name: $desc" \
+			"($(panstat "$dir/pan.out" "states, stored") states," \
+			"$(panstat "$dir/pan.out" "elapsed time") s)"
+	else
+		echo "not ok $n - $name: $desc"
+		[ -f "$dir/pan.out" ] && diag "$dir/pan.out"
+		failed=1
+	fi
+}
+
+# ---- 2..5: mutants ----------------------------------------------------
+mutant 2 NO_DEFER -DNO_DEFER
+verifies 3 NO_REVALIDATE "verifies, the copy is safe without revalidation" \
+	-DNO_REVALIDATE
+mutant 4 NO_FLAG_CHECK -DNO_FLAG_CHECK
+mutant 5 NO_RELOAD -DNO_RELOAD
+
+# ---- 6, 7: the split scenario ------------------------------------------
+verifies 6 SPLIT "no errors: no read across the end of a folio being split copies another file's page" \
+	-DSPLIT
+mutant 7 SPLIT_TRUST_NR -DSPLIT -DTRUST_NR
 
 exit "$failed"

@@ -29,22 +29,45 @@ typedef unsigned long pgoff_t;
 #define offset_in_page(p)	((unsigned long)(p) & ~PAGE_MASK)
 #endif
 
-/* The subset of enum pageflags that the model uses. */
+/*
+ * enum pageflags of Linux 7.3 on x86_64 (CONFIG_MMU, CONFIG_MEMORY_FAILURE,
+ * CONFIG_PAGE_IDLE_FLAG, CONFIG_PAGECACHE_RCU_FREE), at the kernel's bit
+ * numbers: the low byte of page 1's flags word is also the order of a
+ * large folio, so a split that clones the head's flags into page 1 leaves
+ * the order that the head's low flag bits spell.  The model uses a subset.
+ */
 enum pageflags {
 	PG_locked,
+	PG_writeback,
 	PG_referenced,
+	PG_uptodate,
+	PG_dirty,
+	PG_lru,
+	PG_head,
+	PG_waiters,
 	PG_active,
 	PG_workingset,
+	PG_owner_priv_1,
+	PG_owner_2,
+	PG_arch_1,
+	PG_reserved,
+	PG_private,
+	PG_private_2,
+	PG_reclaim,
+	PG_swapbacked,
 	PG_unevictable,
 	PG_dropbehind,
-	PG_uptodate,
-	PG_head,
-	PG_readahead,
+	PG_mlocked,
 	PG_hwpoison,
+	PG_young,
 	PG_idle,
 	PG_rcu_free,
 	__NR_PAGEFLAGS,
+
+	PG_readahead = PG_reclaim,
 };
+
+#define PAGEFLAGS_MASK		(BIT(__NR_PAGEFLAGS) - 1)
 
 /*
  * The model is built for a kernel with MGLRU (CONFIG_LRU_GEN), switched on
@@ -60,6 +83,10 @@ enum pageflags {
 #define LRU_REFS_FLAGS		(LRU_REFS_MASK | BIT(PG_referenced))
 static_assert(__NR_PAGEFLAGS <= LRU_REFS_PGOFF, "LRU_REFS above the flags");
 
+/* page-flags.h: what a page must not have when the allocator hands it out. */
+#define PAGE_FLAGS_CHECK_AT_PREP \
+	((PAGEFLAGS_MASK & ~BIT(PG_hwpoison)) | LRU_REFS_MASK)
+
 /* The flags word of struct page and struct folio, as in mm_types.h. */
 typedef struct {
 	unsigned long f;
@@ -73,13 +100,32 @@ enum model_page_state {
 
 struct address_space;
 
+/*
+ * 7.3 defines NR_PAGES_IN_LARGE_FOLIO with CONFIG_MEMCG: a large folio's
+ * page count is then _nr_pages, which shares page 1's memcg_data word;
+ * without it, folio_nr_pages() is 1 << the order in page 1's flags.  The
+ * model follows x86_64 with CONFIG_MEMCG unless built with
+ * -DMODEL_NO_NR_PAGES.
+ */
+#ifndef MODEL_NO_NR_PAGES
+#define NR_PAGES_IN_LARGE_FOLIO
+#endif
+
+/*
+ * The first 64 bytes are struct page of 7.3 on x86_64 with CONFIG_MEMCG,
+ * word for word, so that struct folio below lays page 1's fields over
+ * them as the kernel does.
+ */
 struct page {
 	memdesc_flags_t flags;
+	unsigned long compound_info;	/* lru.next; a tail's head | 1 */
+	unsigned long _lru_prev;	/* lru.prev */
 	struct address_space *mapping;
 	pgoff_t index;
-	int _refcount;
-	unsigned int order;		/* of the folio, valid if PG_head */
 	void *private;
+	int _mapcount;
+	int _refcount;
+	unsigned long memcg_data;
 	/* Model bookkeeping below. */
 	struct rcu_head rcu_head;	/* deferred free of PG_rcu_free */
 	struct cds_list_head lru;	/* free list */
@@ -89,17 +135,38 @@ struct page {
 	unsigned long hwpoison_seq;	/* model clock when poisoned */
 };
 
+/*
+ * As in mm_types.h: the head page's fields, then page 1's, where the
+ * large folio keeps its order (low byte of _flags_1) and page count
+ * (_nr_pages, in page 1's memcg_data word).  A split rewrites both
+ * while the folio is still in the page cache.
+ */
 struct folio {
 	union {
 		struct {
 			memdesc_flags_t flags;
+			unsigned long _lru[2];
 			struct address_space *mapping;
 			pgoff_t index;
-			int _refcount;
-			unsigned int _order;
 			void *private;
+			int _mapcount;
+			int _refcount;
+			unsigned long memcg_data;
 		};
 		struct page page;
+	};
+	union {
+		struct {
+			unsigned long _flags_1;
+			unsigned long _head_1;
+			unsigned long _usable_1[4];
+			int _mapcount_1;
+			int _refcount_1;
+#ifdef NR_PAGES_IN_LARGE_FOLIO
+			unsigned int _nr_pages;
+#endif
+		};
+		struct page __page_1;
 	};
 };
 
@@ -107,13 +174,31 @@ struct folio {
 	static_assert(offsetof(struct page, pg) == offsetof(struct folio, fl), \
 		      "folio/page layout " #pg)
 FOLIO_MATCH(flags, flags);
+FOLIO_MATCH(compound_info, _lru);
 FOLIO_MATCH(mapping, mapping);
 FOLIO_MATCH(index, index);
-FOLIO_MATCH(_refcount, _refcount);
-FOLIO_MATCH(order, _order);
 FOLIO_MATCH(private, private);
+FOLIO_MATCH(_mapcount, _mapcount);
+FOLIO_MATCH(_refcount, _refcount);
+FOLIO_MATCH(memcg_data, memcg_data);
 #undef FOLIO_MATCH
-static_assert(sizeof(struct folio) == sizeof(struct page), "folio size");
+#define FOLIO_MATCH(pg, fl) \
+	static_assert(offsetof(struct folio, fl) == \
+		      sizeof(struct page) + offsetof(struct page, pg), \
+		      "folio/page 1 layout " #pg)
+FOLIO_MATCH(flags, _flags_1);
+FOLIO_MATCH(compound_info, _head_1);
+FOLIO_MATCH(_mapcount, _mapcount_1);
+FOLIO_MATCH(_refcount, _refcount_1);
+#ifdef NR_PAGES_IN_LARGE_FOLIO
+/* 64-bit little-endian: _nr_pages is the low half of page 1's memcg_data. */
+FOLIO_MATCH(memcg_data, _nr_pages);
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+	      "_nr_pages is the low half of memcg_data");
+#endif
+#undef FOLIO_MATCH
+static_assert(offsetof(struct page, memcg_data) == 56, "7.3 struct page");
+static_assert(sizeof(struct folio) == 2 * sizeof(struct page), "folio size");
 
 /* Places where the model may widen a race window. */
 enum model_window_site {
@@ -136,8 +221,14 @@ enum model_window_site {
 static inline void model_window(enum model_window_site site)
 {
 }
+
+static inline void model_large_nr(unsigned long nr)
+{
+}
 #else
 void model_window(enum model_window_site site);
+/* A reader read a large folio's page count: count the wild ones. */
+void model_large_nr(unsigned long nr);
 #endif
 void *model_kmap(struct page *page);
 void model_kunmap(const void *addr);

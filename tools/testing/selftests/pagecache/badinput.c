@@ -557,8 +557,6 @@ static void case_buffer_maps_file(struct __test_metadata *_metadata,
 	free(check);
 }
 
-#define PC_ENV_HWPOISON	"PAGECACHE_HWPOISON"
-
 static int bad_sigbus;
 
 static void bad_sigbus_handler(int sig)
@@ -686,24 +684,6 @@ static void case_hwpoison(struct __test_metadata *_metadata,
 #define PC_UNPOISON	"/sys/kernel/debug/hwpoison/unpoison-pfn"
 #define PC_SOFT_ROUNDS	40
 
-/* The pfn behind @addr (mapped and touched), from /proc/self/pagemap. */
-static int bad_pfn(void *addr, size_t pg, uint64_t *pfn)
-{
-	uint64_t ent;
-	int fd = open("/proc/self/pagemap", O_RDONLY);
-	ssize_t ret;
-
-	if (fd < 0)
-		return -1;
-	ret = pread(fd, &ent, sizeof(ent), (uintptr_t)addr / pg * sizeof(ent));
-	close(fd);
-	/* Bit 63: present; bits 0-54: the pfn (0 without CAP_SYS_ADMIN) */
-	if (ret != sizeof(ent) || !(ent >> 63) || !(ent & ((1ULL << 55) - 1)))
-		return -1;
-	*pfn = ent & ((1ULL << 55) - 1);
-	return 0;
-}
-
 /*
  * A hot page soft-offlined, then unpoisoned at once, within an RCU grace
  * period.  memory_failure()'s page_handle_poison() drops the last
@@ -744,7 +724,7 @@ static void case_soft_offline(struct __test_metadata *_metadata,
 		map = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
 		ASSERT_NE(MAP_FAILED, map);
 		ASSERT_EQ(data[p], map[p]);
-		ASSERT_EQ(0, bad_pfn(map + p, pg, &pfn))
+		ASSERT_EQ(0, pc_pfn(map + p, &pfn))
 			TH_LOG("no pfn for the mapped page (CAP_SYS_ADMIN?)");
 		if (!madvise(map + p, pg, MADV_SOFT_OFFLINE)) {
 			offlined++;

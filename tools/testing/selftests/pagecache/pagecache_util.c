@@ -279,7 +279,7 @@ int pc_nr_mem_nodes(void)
 	return nr ? nr : 1;
 }
 
-static size_t pc_pmd_size(void)
+size_t pc_pmd_size(void)
 {
 	char buf[64];
 
@@ -666,4 +666,34 @@ void pc_check(const void *buf, uint64_t off, size_t len,
 		p += hi - lo;
 		off += hi - lo;
 	}
+}
+
+int pc_pfn(const void *addr, uint64_t *pfn)
+{
+	int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	size_t pg = getpagesize();
+	uint64_t ent;
+	ssize_t ret;
+
+	if (fd < 0)
+		return -1;
+	ret = pread(fd, &ent, sizeof(ent), (uintptr_t)addr / pg * sizeof(ent));
+	close(fd);
+	/* Bit 63: present; bits 0-54: the pfn (0 without CAP_SYS_ADMIN) */
+	if (ret != sizeof(ent) || !(ent >> 63) || !(ent & ((1ULL << 55) - 1)))
+		return -1;
+	*pfn = ent & ((1ULL << 55) - 1);
+	return 0;
+}
+
+int pc_kpageflags(uint64_t pfn, uint64_t *flags)
+{
+	int fd = open("/proc/kpageflags", O_RDONLY | O_CLOEXEC);
+	ssize_t ret;
+
+	if (fd < 0)
+		return -1;
+	ret = pread(fd, flags, sizeof(*flags), pfn * sizeof(*flags));
+	close(fd);
+	return ret == sizeof(*flags) ? 0 : -1;
 }

@@ -18,6 +18,7 @@
 #define PC_SYSCTL_FAST_READ		"/proc/sys/vm/pagecache_fast_read"
 #define PC_VMSTAT_FAST_READ		"pgcache_fast_read"
 #define PC_VMSTAT_FAST_READ_NOT_HOT	"pgcache_fast_read_not_hot"
+#define PC_VMSTAT_FAST_READ_CHANGED	"pgcache_fast_read_changed"
 #define PC_VMSTAT_RCU_DEFERRED		"pgcache_rcu_deferred"
 #define PC_VMSTAT_RCU_FREED		"pgcache_rcu_freed"
 
@@ -208,6 +209,20 @@ double pc_now(void);
 double pc_race_seconds(void);
 bool pc_is_root(void);
 int pc_nr_mem_nodes(void);
+/* hpage_pmd_size, 0 without transparent huge pages. */
+size_t pc_pmd_size(void);
 int pc_drop_caches(void);
+
+/*
+ * Tests that poison pages (hwpoison, soft offline) run only where this
+ * environment variable is 1: the pages stay out of use until reboot.
+ */
+#define PC_ENV_HWPOISON	"PAGECACHE_HWPOISON"
+/*
+ * The pfn behind @addr (mapped and present), from /proc/self/pagemap, and
+ * a pfn's /proc/kpageflags word; 0, or -1 (no root: pagemap hides pfns).
+ */
+int pc_pfn(const void *addr, uint64_t *pfn);
+int pc_kpageflags(uint64_t pfn, uint64_t *flags);
 
 #endif /* __PAGECACHE_UTIL_H */

@@ -12,12 +12,22 @@
  * another file are an information leak ("foreign"); anything else is
  * "never valid".  Both must be zero.
  *
+ * The folio shape races (folio_shape_*) keep one large folio of the file
+ * (verified through /proc/kpageflags, or the race skips) and have most
+ * reads start in its last pages and cross its end, while the mutator
+ * splits it through debugfs (to order 0, 2 or 4, uniformly or buddy-like),
+ * punches a hole into it, truncates into it or migrates it, and builds it
+ * again; each requires that the shape changes it counts happened.
+ *
  * Every race runs for PAGECACHE_RACE_SECONDS (default 2) seconds, with
- * PAGECACHE_READERS (default 2, at most 256) reader threads.
+ * PAGECACHE_READERS (default 2, at most 256) reader threads, and with the
+ * lockless read switched on where the kernel has it: then it must have
+ * served reads during the race (pgcache_fast_read in /proc/vmstat).
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <limits.h>
 #include <pthread.h>
 #include <sched.h>
@@ -27,17 +37,22 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <linux/falloc.h>
+#include <linux/kernel-page-flags.h>
 
 #include "../kselftest_harness.h"
 #include "pagecache_util.h"
 
 #ifndef MADV_PAGEOUT
 #define MADV_PAGEOUT	21
+#endif
+#ifndef MADV_COLLAPSE
+#define MADV_COLLAPSE	25
 #endif
 #ifndef MPOL_MF_MOVE
 #define MPOL_MF_MOVE	(1 << 1)
@@ -49,7 +64,13 @@
 #define MAX_READERS	256
 #define MAX_OPS		6
 #define MAX_FILES	64
+#define MAX_COUNTERS	8
 #define SECRET_FID	0x5ec7
+
+#define MTHP_SYSFS	"/sys/kernel/mm/transparent_hugepage/"
+/* Sum of the split counts of every THP size, a race_count() name. */
+#define RACE_CNT_MTHP_SPLIT	"hugepages-*kB/stats/split"
+#define SPLIT_DEBUGFS	"/sys/kernel/debug/split_huge_pages"
 
 struct race;
 
@@ -68,6 +89,39 @@ enum {
 	OFF_NR
 };
 
+/* How a folio shape race builds its large folio again (struct shape). */
+enum {
+	SHAPE_COLLAPSE,		/* MADV_COLLAPSE: the data stays as it is */
+	SHAPE_REWRITE,		/* punch the range, write it in one go */
+};
+
+/* What the folio shape races did (struct shape's n[]). */
+enum {
+	SH_READY, SH_REBUILT, SH_REBUILD_FAILED, SH_COLLAPSE_RETRY,
+	SH_SPLIT_WRITE, SH_SPLIT_0, SH_SPLIT_MID, SH_SPLIT_BUDDY,
+	SH_SPLIT_MISSED, SH_CUT_SPLIT, SH_CUT_KEPT, SH_MOVED, SH_MOVED_LARGE,
+	SH_NOT_MOVED, SH_NR
+};
+
+/*
+ * A folio shape race: readers start most reads in the last pages of one
+ * large folio of the file, so that their copies cross its end, while the
+ * mutator splits, punches, truncates or migrates it and builds it again.
+ * Only the mutator thread writes here once the race runs.
+ */
+struct shape {
+	uint64_t fpos;		/* file offset of the large folio */
+	size_t fsize;		/* its size as built */
+	int order;		/* its order as built */
+	int rebuild;		/* SHAPE_COLLAPSE or SHAPE_REWRITE */
+	bool pmd;		/* the folio is PMD-sized */
+	int pagemap_fd, kpf_fd;
+	char path[64];		/* the file for split_huge_pages */
+	char shmem_enabled[32];	/* to restore, or "" */
+	uint8_t *buf;		/* rc->size bytes for the mutator */
+	uint64_t n[SH_NR];
+};
+
 struct race {
 	struct __test_metadata *md;
 	struct pc_backing *b;
@@ -80,6 +134,7 @@ struct race {
 	unsigned int gen;	/* generation counter, atomic */
 	int stop;		/* atomic */
 	uint8_t *map;		/* mutator's shared mapping, or NULL */
+	uint8_t *ref;		/* the file's bytes if they never change */
 
 	pthread_mutex_t lock;	/* protects everything below */
 	struct {
@@ -103,6 +158,19 @@ struct race {
 	uint64_t offline_tries, offline_movable, offlined;	/* atomic */
 	/* why the others did not: OFF_* (atomic) */
 	uint64_t offline_why[OFF_NR];
+
+	/* folio shape ops */
+	struct shape sh;
+
+	/* Counters compared over the race; the first: the lockless read's. */
+	const char *cnt_name[MAX_COUNTERS];
+	uint64_t cnt[MAX_COUNTERS];	/* how much they moved */
+	bool cnt_ok[MAX_COUNTERS];	/* they exist here */
+	int nr_cnt;
+	bool fast_on;		/* the lockless read is switched on */
+	int saved_fast;		/* vm.pagecache_fast_read to restore, or -1 */
+	/* Prints what the ops did, before the verdict. */
+	void (*report)(struct race *rc);
 };
 
 static void race_fail(struct race *rc, const char *fmt, ...)
@@ -128,6 +196,49 @@ static bool race_stopped(struct race *rc)
 static uint8_t gen_byte(unsigned int g)
 {
 	return (g - 1) % 255 + 1;
+}
+
+/*
+ * Compare counter @name (of /proc/vmstat, or RACE_CNT_MTHP_SPLIT) before
+ * and after the race.
+ */
+static void race_count(struct race *rc, const char *name)
+{
+	if (rc->nr_cnt < MAX_COUNTERS)
+		rc->cnt_name[rc->nr_cnt++] = name;
+}
+
+/* How much counter @name moved over the race; 0 if it does not exist. */
+static uint64_t race_counted(struct race *rc, const char *name)
+{
+	int i;
+
+	for (i = 0; i < rc->nr_cnt; i++)
+		if (!strcmp(rc->cnt_name[i], name))
+			return rc->cnt[i];
+	return 0;
+}
+
+static int race_counter(const char *name, uint64_t *val)
+{
+	char buf[32];
+	int ret = -1;
+	glob_t g;
+	size_t i;
+
+	if (strcmp(name, RACE_CNT_MTHP_SPLIT))
+		return pc_vmstat(name, val);
+	*val = 0;
+	if (glob(MTHP_SYSFS RACE_CNT_MTHP_SPLIT, 0, NULL, &g))
+		return -1;
+	for (i = 0; i < g.gl_pathc; i++) {
+		if (!pc_read_file(g.gl_pathv[i], buf, sizeof(buf))) {
+			*val += strtoull(buf, NULL, 10);
+			ret = 0;
+		}
+	}
+	globfree(&g);
+	return ret;
 }
 
 /* Rewrite [off, off + len) of @fd (file id @fid) with a new generation. */
@@ -215,6 +326,37 @@ struct reader {
 	pthread_t thread;
 };
 
+/*
+ * A read of a folio shape race, from one of the last pages of the large
+ * folio across its end.  Even numbered readers read mostly from one of
+ * its last two pages to just past its end: short reads, so that they look
+ * the folio up often, since the window of a split in which its size is
+ * wrong is only microseconds long.  The others read 64 KiB, or one in
+ * eight 1 MiB, give or take a byte, and leave one in eight random.
+ */
+static void shape_pick(struct race *rc, struct pc_rng *r, int idx,
+		       uint64_t *off, size_t *len)
+{
+	size_t pg = rc->b->page_size;
+	uint64_t end = rc->sh.fpos + rc->sh.fsize;
+	uint64_t c = pc_rand_below(r, 8);
+
+	if (!rc->sh.fsize || (idx & 1 && !c))
+		return;
+	if (!(idx & 1) && c) {
+		*off = end - pg * (1 + pc_rand_below(r, 2));
+		*len = end - *off + 1 + pc_rand_below(r, pg);
+		return;
+	}
+	*off = end - pg * (1 + pc_rand_below(r, 8));
+	if (!pc_rand_below(r, 4))
+		*off += pc_rand_below(r, pg);
+	if (c == 1)
+		*len = (1 << 20) - 1 + pc_rand_below(r, 3);
+	else
+		*len = 65535 + pc_rand_below(r, 3);
+}
+
 static void *reader_fn(void *arg)
 {
 	struct reader *rd = arg;
@@ -245,6 +387,8 @@ static void *reader_fn(void *arg)
 		int fd = rc->fd, rep, nrep = 1 + pc_rand_below(&r, 3);
 		struct stat st;
 
+		/* Folio shape races: most reads cross the large folio's end. */
+		shape_pick(rc, &r, rd->idx, &off, &len);
 		rules.fid = 1;
 		if (by_path) {
 			fd = open(rc->path, O_RDONLY | O_CLOEXEC);
@@ -305,7 +449,11 @@ static void *reader_fn(void *arg)
 			shorts += ret < exp;
 			reads++;
 			bytes += ret;
-			pc_check(buf, off, ret, &rules, &v);
+			/* The file as it is: all current, checked at once. */
+			if (rc->ref && ret && !memcmp(buf, rc->ref + off, ret))
+				v.words_ok += (off + ret + 7) / 8 - off / 8;
+			else
+				pc_check(buf, off, ret, &rules, &v);
 			tails += race_check_tail(buf, off, ret, len, &rules,
 						 &v) != 0;
 			if (v.have_bad) {
@@ -724,6 +872,346 @@ static int op_secret_fill(struct race *rc, struct pc_rng *r)
 	return ret;
 }
 
+/* ---- folio shape operations ---- */
+
+static bool shape_disk(struct race *rc)
+{
+	return rc->b->type == PC_EXT4 || rc->b->type == PC_XFS;
+}
+
+/*
+ * Order of the folio that holds file offset @off, from the PFN pagemap
+ * gives for it through rc->map and the compound page flags of the PFNs
+ * around it; -1 when it cannot tell.  Faults the page in: @off must be
+ * below i_size.
+ */
+static int shape_order(struct race *rc, uint64_t off)
+{
+	const uint64_t head = 1ULL << KPF_COMPOUND_HEAD;
+	const uint64_t tail = 1ULL << KPF_COMPOUND_TAIL;
+	size_t pg = rc->b->page_size;
+	uint8_t *addr = rc->map + off / pg * pg;
+	uint64_t ent, pfn, first, flags[1024];
+	long i, h, n;
+	int order;
+
+	__atomic_load_n(addr, __ATOMIC_RELAXED);
+	if (pread(rc->sh.pagemap_fd, &ent, sizeof(ent),
+		  (uintptr_t)addr / pg * sizeof(ent)) != sizeof(ent))
+		return -1;
+	pfn = ent & ((1ULL << 55) - 1);
+	if (!(ent >> 63) || !pfn)
+		return -1;
+	/* The head is at most 511 PFNs before, the end 512 after. */
+	first = pfn > 511 ? pfn - 511 : 0;
+	n = pread(rc->sh.kpf_fd, flags, sizeof(flags), first * sizeof(flags[0]));
+	i = pfn - first;
+	if (n < 0 || n / (long)sizeof(flags[0]) <= i)
+		return -1;
+	n /= sizeof(flags[0]);
+	if (!(flags[i] & (head | tail)))
+		return 0;
+	for (h = i; h > 0 && (flags[h] & tail); h--)
+		;
+	if (!(flags[h] & head))
+		return -1;
+	for (i = h + 1; i < n && (flags[i] & tail); i++)
+		;
+	for (order = 0; (1L << order) < i - h; order++)
+		;
+	return order;
+}
+
+static int shape_sync(struct race *rc)
+{
+	if (shape_disk(rc) && fdatasync(rc->fd))
+		return -errno;
+	return 0;
+}
+
+/*
+ * Drop [off, off + len) and write it again in one write of a new
+ * generation: the page cache allocates folios as large as the writes, or
+ * (tmpfs) as the empty aligned range.  Written back on a disk, so that a
+ * split does not find it dirty.
+ */
+static int shape_rewrite(struct race *rc, uint64_t off, size_t len)
+{
+	unsigned int g;
+	int ret;
+
+	ret = race_falloc(rc, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off,
+			  len);
+	if (ret)
+		return ret;
+	g = __atomic_add_fetch(&rc->gen, 1, __ATOMIC_ACQ_REL);
+	pc_fill(rc->sh.buf, off, len, PC_MAGIC_DATA, 1, gen_byte(g));
+	if (pc_pwrite_all(rc->fd, rc->sh.buf, len, off))
+		return -errno;
+	return shape_sync(rc);
+}
+
+/*
+ * Build the large folio again: 0, or -errno.  After a rewrite, collapse
+ * what readers of the hole (on a disk) left as small folios.
+ */
+static int shape_rebuild(struct race *rc)
+{
+	struct shape *sh = &rc->sh;
+	int i, ret;
+
+	if (sh->rebuild == SHAPE_REWRITE) {
+		ret = shape_rewrite(rc, sh->fpos, sh->fsize);
+		if (ret || !sh->pmd || shape_order(rc, sh->fpos) == sh->order)
+			return ret;
+	}
+	/* Fails while a reader holds a reference to one of the folios. */
+	for (i = 0; i < 8; i++) {
+		if (!madvise(rc->map + sh->fpos, sh->fsize, MADV_COLLAPSE))
+			break;
+		sh->n[SH_COLLAPSE_RETRY]++;
+		sched_yield();
+	}
+	return 0;
+}
+
+/*
+ * Make a new folio hot, so that readers copy from it without a reference,
+ * which would make a split fail.  Read its first page (tmpfs marks a
+ * folio accessed only when a read starts at its beginning), then across
+ * its end (the next read starts in another folio than this one ended in,
+ * as the page cache wants it to mark the folio accessed again), and again.
+ * Then drain the per-CPU LRU batches, whose reference to a new folio makes
+ * a split fail too: MADV_COLLAPSE does that first, and then finds the
+ * folio PMD-sized already.
+ */
+static void shape_warm(struct race *rc)
+{
+	struct shape *sh = &rc->sh;
+	size_t pg = rc->b->page_size;
+	int i;
+
+	for (i = 0; i < 8; i++)
+		if (pread(rc->fd, sh->buf, pg, sh->fpos) < 0 ||
+		    pread(rc->fd, sh->buf, 2 * pg,
+			  sh->fpos + sh->fsize - pg) < 0)
+			break;
+	if (sh->pmd)
+		madvise(rc->map + sh->fpos, sh->fsize, MADV_COLLAPSE);
+}
+
+/*
+ * Before each shape change: make sure that the large folio is there, as
+ * built at the start, and hot.  1 if so, 0 if it could not be built again
+ * this time, or -errno.
+ */
+static int shape_ready(struct race *rc)
+{
+	struct shape *sh = &rc->sh;
+	int tries, ret;
+
+	for (tries = 0; shape_order(rc, sh->fpos) != sh->order; tries++) {
+		if (tries == 3) {
+			sh->n[SH_REBUILD_FAILED]++;
+			usleep(1000);
+			return 0;
+		}
+		ret = shape_rebuild(rc);
+		if (ret)
+			return ret;
+	}
+	sh->n[SH_READY]++;
+	sh->n[SH_REBUILT] += tries > 0;
+	shape_warm(rc);
+	return 1;
+}
+
+/* A page in the last pages of the folio, where the readers start. */
+static uint64_t shape_last_page(struct race *rc, struct pc_rng *r)
+{
+	struct shape *sh = &rc->sh;
+
+	return sh->fpos + sh->fsize - rc->b->page_size * (1 + pc_rand_below(r, 8));
+}
+
+/*
+ * Split the folio through debugfs: to order 0 or to an intermediate
+ * order, all of it (uniform), or only down to a page readers start in
+ * (buddy-like, from order - 1 down).  Counted as a split when the folio of
+ * the last page, or of that page, has the new order afterwards.
+ */
+static int op_shape_split(struct race *rc, struct pc_rng *r)
+{
+	struct shape *sh = &rc->sh;
+	size_t pg = rc->b->page_size, nr = sh->fsize / pg;
+	int ret, to = 0, order, tries;
+	long at = -1;
+	char cmd[160];
+	size_t n;
+
+	ret = shape_ready(rc);
+	if (ret <= 0)
+		return ret;
+	/*
+	 * Mostly a uniform split to order 0: only that one rewrites page 1,
+	 * which holds the size of the old folio, before the XArray changes.
+	 */
+	switch (pc_rand_below(r, 8)) {
+	case 0:
+		to = 2;
+		break;
+	case 1:
+		to = 4;
+		break;
+	case 2:
+	case 3:
+		at = nr - 1 - pc_rand_below(r, 8);
+		break;
+	}
+	if (to >= sh->order)
+		to = 0;
+	n = snprintf(cmd, sizeof(cmd), "%s,0x%llx,0x%llx,%d", sh->path,
+		     (unsigned long long)(sh->fpos / pg),
+		     (unsigned long long)(sh->fpos / pg + nr), to);
+	if (at >= 0)
+		snprintf(cmd + n, sizeof(cmd) - n, ",%ld", at);
+	/*
+	 * A reader that started to copy with a reference while the folio was
+	 * still cold may hold it for a while: try again a few times.
+	 */
+	for (tries = 0; tries < 4; tries++) {
+		if (tries)
+			usleep(1000);
+		if (pc_write_file(SPLIT_DEBUGFS, cmd))
+			return -errno;
+		sh->n[SH_SPLIT_WRITE]++;
+		order = shape_order(rc, sh->fpos + (at >= 0 ? at : nr - 1) * pg);
+		if (order >= 0 && order <= to) {
+			sh->n[at >= 0 ? SH_SPLIT_BUDDY : to ? SH_SPLIT_MID :
+			      SH_SPLIT_0]++;
+			return 0;
+		}
+	}
+	sh->n[SH_SPLIT_MISSED]++;
+	return 0;
+}
+
+/* Count whether a punch or truncate split the folio or only zeroed it. */
+static void shape_cut_count(struct race *rc)
+{
+	struct shape *sh = &rc->sh;
+
+	sh->n[shape_order(rc, sh->fpos) == sh->order ? SH_CUT_KEPT :
+	      SH_CUT_SPLIT]++;
+}
+
+/*
+ * Punch a hole of a few pages into the folio: over the pages readers
+ * start in, or anywhere in it, at times from the middle of a page.  The
+ * kernel splits the folio around the hole, or zeroes the hole in place.
+ */
+static int op_shape_punch(struct race *rc, struct pc_rng *r)
+{
+	struct shape *sh = &rc->sh;
+	size_t pg = rc->b->page_size;
+	uint64_t end = sh->fpos + sh->fsize, off, len;
+	int ret;
+
+	ret = shape_ready(rc);
+	if (ret <= 0)
+		return ret;
+	if (pc_rand_below(r, 2))
+		off = shape_last_page(rc, r);
+	else
+		off = sh->fpos + pg * pc_rand_below(r, sh->fsize / pg);
+	if (!pc_rand_below(r, 4))
+		off += pc_rand_below(r, pg);
+	len = pg * (1 + pc_rand_below(r, 4));
+	if (len > end - off)
+		len = end - off;
+	ret = race_falloc(rc, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off,
+			  len);
+	if (ret)
+		return ret;
+	shape_cut_count(rc);
+	/* Data again where the folio was kept: zeros are no test. */
+	ret = race_rewrite(rc, off, len);
+	return ret ? ret : shape_sync(rc);
+}
+
+/*
+ * Truncate into the folio, in the last pages or anywhere in it, then
+ * extend the file again and write everything after the folio's start
+ * again (the next folio went with the truncate).
+ */
+static int op_shape_truncate(struct race *rc, struct pc_rng *r)
+{
+	struct shape *sh = &rc->sh;
+	size_t pg = rc->b->page_size;
+	uint64_t to;
+	int ret;
+
+	ret = shape_ready(rc);
+	if (ret <= 0)
+		return ret;
+	if (pc_rand_below(r, 2))
+		to = shape_last_page(rc, r);
+	else
+		to = sh->fpos + pg * (1 + pc_rand_below(r, sh->fsize / pg - 1));
+	if (pc_rand_below(r, 2))
+		to += pc_rand_below(r, pg);
+	if (ftruncate(rc->fd, to))
+		return -errno;
+	shape_cut_count(rc);
+	if (pc_rand_below(r, 2))
+		sched_yield();
+	if (ftruncate(rc->fd, rc->size))
+		return -errno;
+	return shape_rewrite(rc, sh->fpos, rc->size - sh->fpos);
+}
+
+/*
+ * Move the folio to the other node (one of its last pages named, the
+ * whole folio moves).  Counted as moved when the page is on that node
+ * afterwards, and as moved large when it is still in a folio of the
+ * order it was built with (migration splits a folio it cannot move whole).
+ */
+static int op_shape_migrate(struct race *rc, struct pc_rng *r)
+{
+	struct shape *sh = &rc->sh;
+	void *addr;
+	int ret, to, st;
+	long err;
+
+	ret = shape_ready(rc);
+	if (ret <= 0)
+		return ret;
+	addr = rc->map + shape_last_page(rc, r);
+	__atomic_load_n((uint8_t *)addr, __ATOMIC_RELAXED);
+	/* No nodes: where the page is. */
+	err = syscall(SYS_move_pages, 0, 1, &addr, NULL, &st, 0);
+	if (err < 0)
+		return -errno;
+	if (st < 0) {
+		sh->n[SH_NOT_MOVED]++;
+		return 0;
+	}
+	to = st == rc->node[0] ? rc->node[1] : rc->node[0];
+	err = syscall(SYS_move_pages, 0, 1, &addr, &to, &st, MPOL_MF_MOVE_ALL);
+	if (err < 0 && errno == EPERM)
+		err = syscall(SYS_move_pages, 0, 1, &addr, &to, &st,
+			      MPOL_MF_MOVE);
+	if (err < 0)
+		return -errno;
+	if (st != to) {
+		sh->n[SH_NOT_MOVED]++;
+		return 0;
+	}
+	sh->n[SH_MOVED]++;
+	sh->n[SH_MOVED_LARGE] += shape_order(rc, sh->fpos) == sh->order;
+	return 0;
+}
+
 /* ---- setup helpers for ops that need it ---- */
 
 static void race_map(struct race *rc)
@@ -820,6 +1308,15 @@ FIXTURE_SETUP(race)
 	self->rc.md = _metadata;
 	self->rc.b = &self->b;
 	self->rc.next_fid = 2;
+	self->rc.sh.pagemap_fd = -1;
+	self->rc.sh.kpf_fd = -1;
+	/* Every race must see reads served by the lockless path. */
+	self->rc.saved_fast = pc_fast_read_get();
+	if (self->rc.saved_fast == 1 ||
+	    (self->rc.saved_fast == 0 && !pc_fast_read_set(1)))
+		self->rc.fast_on = true;
+	race_count(&self->rc, PC_VMSTAT_FAST_READ);
+	race_count(&self->rc, PC_VMSTAT_FAST_READ_CHANGED);
 	/* Modest sizes: this must finish on slow emulated CPUs. */
 	self->rc.size = variant->backing == PC_TMPFS_HUGE ? self->b.folio_size :
 			variant->backing == PC_XFS ? 2 << 20 : 1 << 20;
@@ -827,12 +1324,24 @@ FIXTURE_SETUP(race)
 
 FIXTURE_TEARDOWN(race)
 {
+	struct shape *sh = &self->rc.sh;
+
 	memcg_leave(&self->rc);
 	if (self->rc.map)
 		munmap(self->rc.map, self->rc.size);
 	if (self->rc.fd >= 0)
 		close(self->rc.fd);
 	pc_backing_teardown(&self->b);
+	if (sh->pagemap_fd >= 0)
+		close(sh->pagemap_fd);
+	if (sh->kpf_fd >= 0)
+		close(sh->kpf_fd);
+	free(sh->buf);
+	free(self->rc.ref);
+	if (sh->shmem_enabled[0])
+		pc_write_file(MTHP_SYSFS "shmem_enabled", sh->shmem_enabled);
+	if (self->rc.saved_fast == 0)
+		pc_fast_read_set(0);
 }
 
 static void race_add(struct race *rc, const char *name,
@@ -878,6 +1387,193 @@ static void race_prepare(struct __test_metadata *_metadata, struct race *rc)
 	}
 }
 
+static const char *const sh_names[SH_NR] = {
+	[SH_READY] = "ready", [SH_REBUILT] = "rebuilt",
+	[SH_REBUILD_FAILED] = "not-rebuilt",
+	[SH_COLLAPSE_RETRY] = "collapse-retries",
+	[SH_SPLIT_WRITE] = "split-writes", [SH_SPLIT_0] = "split-to-0",
+	[SH_SPLIT_MID] = "split-to-2-or-4", [SH_SPLIT_BUDDY] = "split-buddy",
+	[SH_SPLIT_MISSED] = "not-split", [SH_CUT_SPLIT] = "cut-split",
+	[SH_CUT_KEPT] = "cut-kept-large", [SH_MOVED] = "moved",
+	[SH_MOVED_LARGE] = "moved-large", [SH_NOT_MOVED] = "not-moved",
+};
+
+static void shape_report(struct race *rc)
+{
+	struct shape *sh = &rc->sh;
+	char buf[512];
+	size_t n = 0;
+	int i;
+
+	for (i = 0; i < SH_NR; i++)
+		if (sh->n[i])
+			n += snprintf(buf + n, sizeof(buf) - n, " %s=%llu",
+				      sh_names[i], (unsigned long long)sh->n[i]);
+	ksft_print_msg("folio of order %d at %llu, built again by %s:%s\n",
+		       sh->order, (unsigned long long)sh->fpos,
+		       sh->rebuild == SHAPE_COLLAPSE ? "MADV_COLLAPSE" :
+		       "punch and write (and MADV_COLLAPSE)",
+		       n ? buf : " nothing");
+}
+
+/*
+ * Where the race keeps the file's data as it is (a split or a migration,
+ * and a rebuild by MADV_COLLAPSE), readers compare with a copy first.
+ */
+static void shape_ref(struct __test_metadata *_metadata, struct race *rc)
+{
+	struct pc_verdict v = { 0 };
+	struct pc_rules rules = {
+		.fid = 1,
+		.max_gen = gen_byte(rc->gen),
+	};
+
+	if (rc->sh.rebuild != SHAPE_COLLAPSE)
+		return;
+	rc->ref = malloc(rc->size);
+	ASSERT_NE(NULL, rc->ref);
+	ASSERT_EQ(rc->size, pread(rc->fd, rc->ref, rc->size, 0));
+	pc_check(rc->ref, 0, rc->size, &rules, &v);
+	ASSERT_EQ(0, v.foreign + v.invalid + v.words_zero)
+		TH_LOG("the file does not hold what was written");
+}
+
+/* Free memory with a secret in it, for the file's folios to land next to. */
+static void shape_spray(struct race *rc, size_t len)
+{
+	char path[600];
+	int fd;
+
+	fd = pc_backing_create(rc->b, "spray", 0, path, sizeof(path));
+	if (fd < 0)
+		return;
+	pc_write_pattern(fd, 0, len, PC_MAGIC_SECRET, SECRET_FID, 1);
+	if (path[0])
+		unlink(path);
+	close(fd);
+}
+
+/* Map the file at a PMD aligned address, as MADV_COLLAPSE needs. */
+static int shape_map(struct race *rc, size_t align)
+{
+	size_t len = rc->size + align;
+	uint8_t *p, *a;
+
+	p = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS |
+		 MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	a = (uint8_t *)(((uintptr_t)p + align - 1) & ~(uintptr_t)(align - 1));
+	if (mmap(a, rc->size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
+		 rc->fd, 0) == MAP_FAILED) {
+		munmap(p, len);
+		return -errno;
+	}
+	if (a > p)
+		munmap(p, a - p);
+	munmap(a + rc->size, p + len - (a + rc->size));
+	if (rc->map)
+		munmap(rc->map, rc->size);
+	rc->map = a;
+	return 0;
+}
+
+/* Use the split_huge_pages file of debugfs, mounting debugfs if need be. */
+static bool shape_debugfs(void)
+{
+	if (!access(SPLIT_DEBUGFS, W_OK))
+		return true;
+	mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL);
+	return !access(SPLIT_DEBUGFS, W_OK);
+}
+
+/* memfd: large folios only where shmem_enabled says so; until teardown. */
+static bool shape_shmem_always(struct race *rc, char *reason)
+{
+	char buf[128], *s, *e;
+
+	if (pc_read_file(MTHP_SYSFS "shmem_enabled", buf, sizeof(buf))) {
+		snprintf(reason, PC_REASON_LEN, "no " MTHP_SYSFS "shmem_enabled");
+		return false;
+	}
+	s = strchr(buf, '[');
+	e = s ? strchr(s, ']') : NULL;
+	if (!e) {
+		snprintf(reason, PC_REASON_LEN, "cannot parse shmem_enabled: %s",
+			 buf);
+		return false;
+	}
+	*e = '\0';
+	if (!strcmp(s + 1, "always") || !strcmp(s + 1, "force"))
+		return true;
+	if (pc_write_file(MTHP_SYSFS "shmem_enabled", "always")) {
+		snprintf(reason, PC_REASON_LEN, "shmem_enabled=always: %s",
+			 strerror(errno));
+		return false;
+	}
+	snprintf(rc->sh.shmem_enabled, sizeof(rc->sh.shmem_enabled), "%s",
+		 s + 1);
+	return true;
+}
+
+/*
+ * Set up a folio shape race, after the ops were added: a file of two PMD
+ * sizes whose first one is a single large folio (verified through
+ * /proc/kpageflags), with a secret in free memory around.  The folio is
+ * built again by MADV_COLLAPSE where @collapse and the backing can (the
+ * data stays, so no zeros are allowed), else by punching and writing it.
+ * False after a SKIP.
+ */
+static bool shape_prepare(struct __test_metadata *_metadata, struct race *rc,
+			  bool collapse)
+{
+	struct shape *sh = &rc->sh;
+	size_t pmd = pc_pmd_size(), pg = rc->b->page_size;
+	char reason[PC_REASON_LEN];
+	int order;
+
+	if (!pc_is_root())
+		SKIP(return false, "needs root (pagemap PFNs, /proc/kpageflags)");
+	if (!pmd)
+		SKIP(return false, "no transparent huge pages");
+	if (rc->b->type == PC_TMPFS)
+		SKIP(return false, "tmpfs huge=never makes no large folios");
+	if (rc->b->type == PC_MEMFD && !shape_shmem_always(rc, reason))
+		SKIP(return false, "memfd: %s", reason);
+	sh->pagemap_fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	sh->kpf_fd = open("/proc/kpageflags", O_RDONLY | O_CLOEXEC);
+	if (sh->pagemap_fd < 0 || sh->kpf_fd < 0)
+		SKIP(return false, "no pagemap or kpageflags in /proc");
+
+	shape_spray(rc, 16 * pmd);
+	rc->size = 2 * pmd;
+	sh->buf = malloc(rc->size);
+	ASSERT_NE(NULL, sh->buf);
+	race_prepare(_metadata, rc);
+	ASSERT_EQ(0, shape_map(rc, pmd));
+	snprintf(sh->path, sizeof(sh->path), "/proc/%d/fd/%d", getpid(),
+		 rc->fd);
+	/* The second folio first: it is not the memory after the first. */
+	ASSERT_EQ(0, shape_rewrite(rc, pmd, pmd));
+	ASSERT_EQ(0, shape_rewrite(rc, 0, pmd));
+	order = shape_order(rc, 0);
+	if (order < 2)
+		SKIP(return false, "%s gives no large folio here: order %d after a %zu KiB write",
+		     rc->b->name, order, pmd >> 10);
+	sh->order = order;
+	sh->fsize = pg << order;
+	sh->pmd = sh->fsize == pmd;
+	sh->rebuild = SHAPE_REWRITE;
+	if (collapse && sh->pmd &&
+	    !madvise(rc->map, pmd, MADV_COLLAPSE))
+		sh->rebuild = SHAPE_COLLAPSE;
+	rc->zeros_ok |= sh->rebuild == SHAPE_REWRITE;
+	rc->report = shape_report;
+	ksft_print_msg("%s: folio of order %d at 0, the next one of order %d\n",
+		       rc->b->name, order, shape_order(rc, pmd));
+	return true;
+}
+
 /* Reader threads per race: PAGECACHE_READERS, default 2. */
 static int race_nr_readers(void)
 {
@@ -896,6 +1592,7 @@ static void race_run(struct __test_metadata *_metadata, struct race *rc)
 	int i, nr_mu = 1, live = 0;
 	char opsbuf[512];
 	size_t n = 0;
+	uint64_t v;
 
 	for (i = 0; i < rc->nr_ops; i++) {
 		if (rc->ops[i].thread >= nr_mu)
@@ -910,6 +1607,8 @@ static void race_run(struct __test_metadata *_metadata, struct race *rc)
 		SKIP(return, "no usable operation (%s)", opsbuf);
 	}
 
+	for (i = 0; i < rc->nr_cnt; i++)
+		rc->cnt_ok[i] = !race_counter(rc->cnt_name[i], &rc->cnt[i]);
 	for (i = 0; i < nr_readers; i++) {
 		rd[i].rc = rc;
 		rd[i].idx = i;
@@ -923,16 +1622,35 @@ static void race_run(struct __test_metadata *_metadata, struct race *rc)
 					    &mu[i]));
 	}
 	{
-		double end = pc_now() + secs;
+		double start = pc_now(), end = start + secs, now;
 
-		while (pc_now() < end && !race_stopped(rc))
+		/*
+		 * A race whose writer keeps the folios cold (reclaim) may
+		 * not have had a lockless read yet: give it up to as long
+		 * again to have one.
+		 */
+		while (!race_stopped(rc)) {
+			now = pc_now();
+			if (now >= end &&
+			    (now >= end + secs || !rc->fast_on ||
+			     !rc->cnt_ok[0] ||
+			     race_counter(rc->cnt_name[0], &v) ||
+			     v != rc->cnt[0]))
+				break;
 			usleep(20000);
+		}
+		secs = pc_now() - start;
 	}
 	__atomic_store_n(&rc->stop, 1, __ATOMIC_RELEASE);
 	for (i = 0; i < nr_readers; i++)
 		pthread_join(rd[i].thread, NULL);
 	for (i = 0; i < nr_mu; i++)
 		pthread_join(mu[i].thread, NULL);
+	for (i = 0; i < rc->nr_cnt; i++) {
+		rc->cnt_ok[i] = rc->cnt_ok[i] &&
+				!race_counter(rc->cnt_name[i], &v);
+		rc->cnt[i] = rc->cnt_ok[i] ? v - rc->cnt[i] : 0;
+	}
 
 	n = 0;
 	for (i = 0; i < rc->nr_ops; i++) {
@@ -958,6 +1676,20 @@ static void race_run(struct __test_metadata *_metadata, struct race *rc)
 		       (unsigned long long)rc->v.words_shifted,
 		       (unsigned long long)rc->v.foreign,
 		       (unsigned long long)rc->v.invalid);
+	n = 0;
+	for (i = 0; i < rc->nr_cnt; i++) {
+		if (rc->cnt_ok[i])
+			n += snprintf(opsbuf + n, sizeof(opsbuf) - n, " %s +%llu",
+				      rc->cnt_name[i],
+				      (unsigned long long)rc->cnt[i]);
+		else
+			n += snprintf(opsbuf + n, sizeof(opsbuf) - n, " %s n/a",
+				      rc->cnt_name[i]);
+	}
+	ksft_print_msg("counters (lockless read %s):%s\n",
+		       rc->fast_on ? "on" : "off or absent", opsbuf);
+	if (rc->report)
+		rc->report(rc);
 
 	ASSERT_FALSE(rc->failed) TH_LOG("%s", rc->msg);
 	ASSERT_EQ(0, rc->v.foreign)
@@ -971,6 +1703,11 @@ static void race_run(struct __test_metadata *_metadata, struct race *rc)
 		       (unsigned long long)rc->v.bad_val,
 		       (unsigned long long)rc->v.bad_exp);
 	ASSERT_LT(0, rc->reads);
+	/* The race only tested the lockless read if it served reads. */
+	if (rc->fast_on && rc->cnt_ok[0])
+		ASSERT_LT(0, rc->cnt[0])
+			TH_LOG("no read was served by the lockless path (%s did not move)",
+			       PC_VMSTAT_FAST_READ);
 }
 
 #define RACE_TIMEOUT	120
@@ -1046,22 +1783,32 @@ TEST_F_TIMEOUT(race, memcg_reclaim, RACE_TIMEOUT)
 	race_run(_metadata, rc);
 }
 
-TEST_F_TIMEOUT(race, migrate, RACE_TIMEOUT)
+/* Two nodes to migrate between in rc->node[]: NULL, or why not. */
+static const char *race_nodes(struct race *rc)
 {
-	struct race *rc = &self->rc;
 	char buf[256], *p;
 
 	if (pc_nr_mem_nodes() < 2)
-		SKIP(return, "needs 2 NUMA nodes with memory");
+		return "needs 2 NUMA nodes with memory";
 	/* No pages: only tells whether the system call exists. */
 	if (syscall(SYS_move_pages, 0, 0, NULL, NULL, NULL, 0) < 0 &&
 	    errno == ENOSYS)
-		SKIP(return, "no move_pages(2) (CONFIG_NUMA_MIGRATION)");
+		return "no move_pages(2) (CONFIG_NUMA_MIGRATION)";
 	pc_read_file("/sys/devices/system/node/has_memory", buf, sizeof(buf));
 	rc->node[0] = strtol(buf, &p, 10);
 	rc->node[1] = strtol(p + 1, NULL, 10);
 	if (*p == '-')
 		rc->node[1] = rc->node[0] + 1;
+	return NULL;
+}
+
+TEST_F_TIMEOUT(race, migrate, RACE_TIMEOUT)
+{
+	struct race *rc = &self->rc;
+	const char *why = race_nodes(rc);
+
+	if (why)
+		SKIP(return, "%s", why);
 	race_add(rc, "move_pages", op_migrate, 0);
 	race_add(rc, "overwrite", op_overwrite, 0);
 	race_prepare(_metadata, rc);
@@ -1121,6 +1868,107 @@ TEST_F_TIMEOUT(race, large_folio_split, RACE_TIMEOUT)
 	race_add(rc, "split", op_split, 0);
 	race_prepare(_metadata, rc);
 	race_run(_metadata, rc);
+}
+
+/*
+ * Folio shape races.  The lockless read takes the folio's size without a
+ * reference: a split to a lower order rewrites it while the XArray still
+ * maps the old head at every index.  Readers start their 64 KiB and 1 MiB
+ * reads in the last pages of a large folio, so that every copy crosses
+ * its end, while the mutator changes the folio's shape and builds it
+ * again.  Each race checks that the folio was large before the race and
+ * counts, and requires, the shape changes it made.
+ */
+TEST_F_TIMEOUT(race, folio_shape_split, RACE_TIMEOUT)
+{
+	struct race *rc = &self->rc;
+	struct shape *sh = &rc->sh;
+	size_t pg = self->b.page_size;
+	char cmd[160];
+	int i;
+
+	if (!shape_debugfs())
+		SKIP(return, "no " SPLIT_DEBUGFS " (CONFIG_DEBUG_FS)");
+	race_add(rc, "split_huge_pages", op_shape_split, 0);
+	if (!shape_prepare(_metadata, rc, true))
+		return;
+	/* Does a split folio come back, whole, with the data as it was? */
+	snprintf(cmd, sizeof(cmd), "%s,0x0,0x%zx,0", sh->path,
+		 sh->fsize / pg);
+	shape_warm(rc);
+	for (i = 0; i < 3 && shape_order(rc, sh->fsize - pg); i++)
+		ASSERT_EQ(0, pc_write_file(SPLIT_DEBUGFS, cmd))
+			TH_LOG("write %s to " SPLIT_DEBUGFS ": %s", cmd,
+			       strerror(errno));
+	ASSERT_EQ(0, shape_order(rc, sh->fsize - pg))
+		TH_LOG("%s did not split the folio", cmd);
+	ASSERT_EQ(0, shape_rebuild(rc));
+	if (shape_order(rc, 0) != sh->order) {
+		ksft_print_msg("MADV_COLLAPSE made no folio of order %d: punch and write instead\n",
+			       sh->order);
+		sh->rebuild = SHAPE_REWRITE;
+		rc->zeros_ok = true;
+	}
+	shape_ref(_metadata, rc);
+	race_count(rc, "thp_split_page");
+	race_count(rc, "thp_split_page_failed");
+	race_count(rc, RACE_CNT_MTHP_SPLIT);
+	race_run(_metadata, rc);
+	ASSERT_LT(0, sh->n[SH_SPLIT_0] + sh->n[SH_SPLIT_MID] +
+		  sh->n[SH_SPLIT_BUDDY])
+		TH_LOG("no write to " SPLIT_DEBUGFS " split the folio");
+	ASSERT_LT(0, race_counted(rc, "thp_split_page") +
+		  race_counted(rc, RACE_CNT_MTHP_SPLIT))
+		TH_LOG("neither thp_split_page nor " RACE_CNT_MTHP_SPLIT " moved");
+}
+
+TEST_F_TIMEOUT(race, folio_shape_punch, RACE_TIMEOUT)
+{
+	struct race *rc = &self->rc;
+
+	rc->zeros_ok = true;
+	race_add(rc, "punch_hole", op_shape_punch, 0);
+	if (!shape_prepare(_metadata, rc, false))
+		return;
+	race_count(rc, RACE_CNT_MTHP_SPLIT);
+	race_run(_metadata, rc);
+	ASSERT_LT(0, rc->sh.n[SH_CUT_SPLIT] + rc->sh.n[SH_CUT_KEPT])
+		TH_LOG("no hole punched into the large folio");
+}
+
+TEST_F_TIMEOUT(race, folio_shape_truncate, RACE_TIMEOUT)
+{
+	struct race *rc = &self->rc;
+
+	rc->zeros_ok = true;
+	rc->size_varies = true;
+	race_add(rc, "truncate", op_shape_truncate, 0);
+	if (!shape_prepare(_metadata, rc, false))
+		return;
+	race_count(rc, RACE_CNT_MTHP_SPLIT);
+	race_run(_metadata, rc);
+	ASSERT_LT(0, rc->sh.n[SH_CUT_SPLIT] + rc->sh.n[SH_CUT_KEPT])
+		TH_LOG("no truncate into the large folio");
+}
+
+TEST_F_TIMEOUT(race, folio_shape_migrate, RACE_TIMEOUT)
+{
+	struct race *rc = &self->rc;
+	const char *why = race_nodes(rc);
+
+	if (why)
+		SKIP(return, "%s", why);
+	race_add(rc, "move_pages", op_shape_migrate, 0);
+	if (!shape_prepare(_metadata, rc, true))
+		return;
+	shape_ref(_metadata, rc);
+	race_count(rc, "pgmigrate_success");
+	race_count(rc, "thp_migration_success");
+	race_count(rc, "thp_migration_split");
+	race_count(rc, "thp_migration_fail");
+	race_run(_metadata, rc);
+	ASSERT_LT(0, rc->sh.n[SH_MOVED])
+		TH_LOG("move_pages never moved the large folio");
 }
 
 /*

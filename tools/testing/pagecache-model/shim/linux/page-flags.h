@@ -54,16 +54,40 @@ static inline bool PageHWPoison(const struct page *page)
 	return model_test_flag(PG_hwpoison, &page->flags.f, __ATOMIC_RELAXED);
 }
 
+/*
+ * include/linux/mm.h: the order is the low byte of page 1's flags, the
+ * page count (NR_PAGES_IN_LARGE_FOLIO) page 1's memcg_data word.  Read
+ * without a reference, both can be whatever a concurrent split left.
+ */
+static inline unsigned int folio_large_order(const struct folio *folio)
+{
+	return __atomic_load_n(&folio->_flags_1, __ATOMIC_RELAXED) & 0xff;
+}
+
+static inline unsigned long folio_large_nr_pages(const struct folio *folio)
+{
+#ifdef NR_PAGES_IN_LARGE_FOLIO
+	unsigned long nr = __atomic_load_n(&folio->_nr_pages, __ATOMIC_RELAXED);
+#else
+	unsigned long nr = 1L << folio_large_order(folio);
+#endif
+
+	model_large_nr(nr);
+	return nr;
+}
+
 static inline unsigned int folio_order(const struct folio *folio)
 {
 	if (!folio_test_large(folio))
 		return 0;
-	return __atomic_load_n(&folio->_order, __ATOMIC_RELAXED);
+	return folio_large_order(folio);
 }
 
 static inline unsigned long folio_nr_pages(const struct folio *folio)
 {
-	return 1UL << folio_order(folio);
+	if (!folio_test_large(folio))
+		return 1;
+	return folio_large_nr_pages(folio);
 }
 
 #endif /* _LINUX_PAGE_FLAGS_H */
