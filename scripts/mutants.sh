@@ -23,10 +23,18 @@
 # kills it or not, too.  A mutant that neither kills is a bug in the tests:
 # exit status 1.  One that only the model kills is reported as such.
 #   MUTANTS="no-defer ignore-isize" make mutants   runs a subset
+#   MUTANTS_OUT=results/<stamp>-mutants make mutants   also keeps the
+#       verdicts (mutants.tap), each mutant's suite log and console,
+#       metadata.json and reproducer.sh there
 . "$(dirname "$0")/lib.sh"
 
 LOGDIR=$BUILD/mutants
 mkdir -p "$LOGDIR"
+if [ -n "${MUTANTS_OUT:-}" ]; then
+	mkdir -p "$MUTANTS_OUT/raw"
+	MUTANTS_OUT=$(cd "$MUTANTS_OUT" && pwd)
+	exec > >(tee "$MUTANTS_OUT/mutants.tap")
+fi
 killed=0 survived=0 broken=0 model_only=0
 MODEL=$TOP/tools/testing/pagecache-model
 
@@ -117,4 +125,33 @@ for name in $names; do
 	fi
 done
 echo "mutants: $killed killed ($model_only by the model only), $survived survived, $broken broken; logs in $LOGDIR"
+if [ -n "${MUTANTS_OUT:-}" ]; then
+	for name in $names; do
+		for f in log console; do
+			[ -f "$LOGDIR/$name.$f" ] && cp "$LOGDIR/$name.$f" "$MUTANTS_OUT/raw/"
+		done
+	done
+	python3 - "$MUTANTS_OUT" "$("$TOP/bench/series-hash.sh" "$TOP/patches")" \
+		"$(kgit rev-parse "$WORK_BRANCH")" "$(git -C "$TOP" rev-parse HEAD)" \
+		"$(tr '\n' ' ' <"$BUILD/base.env" 2>/dev/null)" "$names" <<'PY'
+import json, sys
+out, series, work, wb, base, names = sys.argv[1:]
+json.dump({"instrument": "make mutants: each tests/mutants/NAME.patch built, booted in a "
+                         "2-vCPU QEMU/TCG guest (correctness only) and run through the selftests; "
+                         "mm/filemap_fast.h mutants also through the userspace model",
+           "series_hash": series, "work_commit": work, "workbench_commit": wb,
+           "base": base.strip(), "mutants": names.split()},
+          open(f"{out}/metadata.json", "w"), indent=1)
+PY
+	cat >"$MUTANTS_OUT/reproducer.sh" <<REPRO
+#!/bin/sh
+# From a fresh clone of the workbench at $(git -C "$TOP" rev-parse --short HEAD).
+set -e
+cd "\$(dirname "\$0")/../.."
+git checkout $(git -C "$TOP" rev-parse HEAD)
+make deps tree
+MUTANTS="$(echo $names)" MUTANTS_OUT=\$PWD/results/rerun-mutants scripts/mutants.sh
+REPRO
+	chmod +x "$MUTANTS_OUT/reproducer.sh"
+fi
 [ $survived = 0 ] && [ $broken = 0 ]
