@@ -237,7 +237,8 @@ mutant 4 NO_FLAG_CHECK -DNO_FLAG_CHECK
 mutant 5 NO_RELOAD -DNO_RELOAD
 
 # ---- 6, 7: the split scenario ------------------------------------------
-verifies 6 SPLIT "no errors: no read across the end of a folio being split copies another file's page" \
+verifies 6 SPLIT \
+	"no errors: no read across the end of a folio being split copies another file's page" \
 	-DSPLIT
 mutant 7 SPLIT_TRUST_NR -DSPLIT -DTRUST_NR
 
