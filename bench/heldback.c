@@ -20,9 +20,18 @@
  * the longest time between two samples (a late sampler misses peaks);
  * back_us: from the end of the storm to the first sample at or below the
  * level before it, -1 if that did not happen within -T seconds;
- * expedited: batches that passed mm/rcu_free.c's bound on the pages in
- * flight (pgcache_rcu_expedited, 0 on kernels without it); bound_kib: that
- * bound, 1/256 of MemTotal and at least 8 MiB.
+ * expedited: batches that passed mm/rcu_free.c's limit on the pages in
+ * flight (pgcache_rcu_expedited, 0 on kernels without it); throttled:
+ * times a freeing task waited, or reclaim kept a flagged folio, past that
+ * limit (pgcache_rcu_throttled, 0 without it); limit_kib: that limit,
+ * 1/256 of MemTotal and at least 8 MiB; bound_kib: the bound that the
+ * series states for what waits for a grace period (deferred and not
+ * freed) while only paths that wait past the limit free flagged folios:
+ * the limit, plus one chain per possible CPU (2 MiB plus one folio), plus
+ * one batch of freed folios per storm process (a folio batch of 31 folios,
+ * here at most the file: a storm file's folios are no larger than it);
+ * bound_held: 1 if every sample, before the storm's level is taken off,
+ * was at or under bound_kib, else 0.
  * Exit status 2, with a message, on a kernel without the counters.
  */
 #define _GNU_SOURCE
@@ -52,8 +61,11 @@ static struct shared *sh;
 static const char *dir;
 static size_t fsize = 256 << 10;
 
-/* pgcache_rcu_expedited (batches) at the last held_pages(), 0 if absent. */
-static long long expedited;
+/*
+ * pgcache_rcu_expedited (batches) and pgcache_rcu_throttled at the last
+ * held_pages(), 0 if absent.
+ */
+static long long expedited, throttled;
 
 /*
  * pgcache_rcu_deferred - pgcache_rcu_freed in @held, pgcache_rcu_deferred
@@ -78,6 +90,8 @@ static bool held_pages(int fd, long long *held, long long *deferred)
 		f = strtoll(p + 19, NULL, 10);
 	p = strstr(buf, "\npgcache_rcu_expedited ");
 	expedited = p ? strtoll(p + 23, NULL, 10) : 0;
+	p = strstr(buf, "\npgcache_rcu_throttled ");
+	throttled = p ? strtoll(p + 23, NULL, 10) : 0;
 	if (d < 0 || f < 0)
 		return false;
 	*held = d - f;
@@ -107,11 +121,11 @@ static void usage(void)
 }
 
 /*
- * mm/rcu_free.c's bound on the pages in flight, in KiB: 1/256 of RAM, at
+ * mm/rcu_free.c's limit on the pages in flight, in KiB: 1/256 of RAM, at
  * least 8 MiB (from MemTotal, which is what it reads at boot, less what
  * the kernel took since).
  */
-static long long bound_kib(void)
+static long long limit_kib(void)
 {
 	FILE *f = fopen("/proc/meminfo", "r");
 	long long total = 0, b;
@@ -126,13 +140,30 @@ static long long bound_kib(void)
 	return b > 8192 ? b : 8192;
 }
 
+/*
+ * The stated bound on what waits for a grace period during the storm, in
+ * KiB (see the top of this file): the limit, a chain per possible CPU, and
+ * a batch per storm process.
+ */
+static long long bound_kib(long procs)
+{
+	long long file_kib = (fsize + 1023) / 1024;
+	long long folio_kib = file_kib < 2048 ? file_kib : 2048;
+	long long batch_kib = 31 * folio_kib < file_kib ? 31 * folio_kib :
+			      file_kib;
+	long cpus = sysconf(_SC_NPROCESSORS_CONF);
+
+	return limit_kib() + (cpus > 0 ? cpus : 1) * (2048 + folio_kib) +
+	       procs * batch_kib;
+}
+
 int main(int argc, char **argv)
 {
-	long long held0, held, peak = 0, *samples, d0, d1, d, e0;
+	long long held0, held, peak = 0, *samples, d0, d1, d, e0, t0, bound;
 	double duration = 3, settle = 10, t, last, maxgap = 0, end, back = -1;
 	long interval = 1000, nsamples = 0, procs = 1, i;
 	uint64_t files = 0;
-	bool header = false;
+	bool header = false, bound_held = true;
 	pid_t pids[MAX_PROCS];
 	int c, vfd;
 
@@ -174,6 +205,8 @@ int main(int argc, char **argv)
 	}
 	held_pages(vfd, &held0, &d0);
 	e0 = expedited;
+	t0 = throttled;
+	bound = bound_kib(procs) / (getpagesize() / 1024);
 	WRITE_ONCE(sh->ctl.start, 1);
 	t = last = now();
 	end = t + duration;
@@ -192,6 +225,8 @@ int main(int argc, char **argv)
 			samples[nsamples++] = held - held0;
 		if (held - held0 > peak)
 			peak = held - held0;
+		if (held > bound)
+			bound_held = false;
 		if (n2 >= end || READ_ONCE(sh->ctl.stop))
 			break;
 	}
@@ -216,13 +251,14 @@ int main(int argc, char **argv)
 	} while (now() - end < settle);
 	qsort(samples, nsamples, sizeof(*samples), cmp_ll);
 	if (header)
-		printf("fs,procs,seconds,files,deferred_kib,samples,max_gap_us,peak_kib,median_kib,back_us,expedited,bound_kib\n");
-	printf("%s,%ld,%.3f,%llu,%llu,%ld,%.0f,%lld,%lld,%.0f,%lld,%lld\n", fs_name(dir),
+		printf("fs,procs,seconds,files,deferred_kib,samples,max_gap_us,peak_kib,median_kib,back_us,expedited,throttled,limit_kib,bound_kib,bound_held\n");
+	printf("%s,%ld,%.3f,%llu,%llu,%ld,%.0f,%lld,%lld,%.0f,%lld,%lld,%lld,%lld,%d\n", fs_name(dir),
 	       procs, end - t, (unsigned long long)files,
 	       (unsigned long long)(d1 - d0) * (getpagesize() / 1024), nsamples,
 	       maxgap * 1e6, peak * (long long)(getpagesize() / 1024),
 	       (nsamples ? samples[nsamples / 2] : 0) *
 	       (long long)(getpagesize() / 1024),
-	       back < 0 ? -1 : back * 1e6, expedited - e0, bound_kib());
+	       back < 0 ? -1 : back * 1e6, expedited - e0, throttled - t0,
+	       limit_kib(), bound_kib(procs), bound_held);
 	return 0;
 }

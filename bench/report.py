@@ -506,9 +506,14 @@ def uml_vmstat(resdir, kernels):
         [f"- {k}: `{last[k] or '(none)'}`" for k in kernels if k in last] + [""]
 
 
-HELD_BOUND = ("a CPU's chain is handed to RCU at 64 folios or 2 MiB; past 1/256 of "
-              "RAM (at least 8 MiB) in flight, batches wait for an expedited grace "
-              "period in a worker (`expedited`: such batches during the storm)")
+HELD_BOUND = ("a CPU's chain is handed to RCU at 64 folios or 2 MiB; past the limit, 1/256 "
+              "of RAM (at least 8 MiB) in flight, batches wait for an expedited grace "
+              "period in a worker (`expedited`: such batches during the storm), and "
+              "truncation waits after each batch until what is in flight is under the "
+              "limit again (`throttled`: such waits).  The stated bound is the limit, "
+              "plus a chain per CPU (2 MiB and one folio), plus a batch of freed folios "
+              "per storm process (here at most the 256 KiB file); bound held: every "
+              "sample of every run at or under it")
 
 
 def uml_held(resdir):
@@ -522,7 +527,8 @@ def uml_held(resdir):
     for r in rows:
         groups.setdefault((r["kernel"], r["fs"], int(r["procs"])), []).append(r)
     head = ["kernel", "fs", "storm procs", "samples", "deferred MiB", "peak KiB",
-            "median KiB", "bound KiB", "expedited", "back to zero ms", "longest gap ms"]
+            "median KiB", "bound KiB", "bound held", "expedited", "throttled",
+            "back to zero ms", "longest gap ms"]
     body, summary = [], []
     for (k, fs, procs), rs in sorted(groups.items()):
         def st(field, div=1.0):
@@ -532,12 +538,20 @@ def uml_held(resdir):
         backs = fmt_stat(back, 1) + (f", {never} never" if never else "")
         bound = st("bound_kib") if "bound_kib" in rs[0] else None
         exped = st("expedited") if "expedited" in rs[0] else None
+        thr = st("throttled") if "throttled" in rs[0] else None
+        if "bound_held" in rs[0]:
+            broke = sum(1 for r in rs if r["bound_held"] != "1")
+            held = "yes" if not broke else f"no ({broke} of {len(rs)})"
+        else:
+            broke, held = None, "-"
         body.append([k, fs, procs, len(rs), fmt_stat(st("deferred_kib", 1024.0), 1),
-                     fmt_stat(peak), fmt_stat(med), fmt_stat(bound), fmt_stat(exped),
+                     fmt_stat(peak), fmt_stat(med), fmt_stat(bound), held,
+                     fmt_stat(exped), fmt_stat(thr),
                      backs, fmt_stat(st("max_gap_us", 1000.0), 1)])
         summary.append({"kernel": k, "fs": fs, "procs": procs, "samples": len(rs),
                         "peak_kib": peak and dict(zip(("median", "min", "max"), peak)),
                         "bound_kib": bound and bound[0],
+                        "bound_held": None if broke is None else not broke,
                         "back_ms": back and dict(zip(("median", "min", "max"), back)),
                         "never_back": never})
     md = ["### Memory held back during a truncate storm", "",
@@ -1153,15 +1167,17 @@ def check_uml(fails, eq, tmp, u):
     # held.csv: median (min-max) of peak and back-to-zero; -1 is "never"
     open(os.path.join(tmp, "held.csv"), "w").write(
         "kernel,boot,round,fs,procs,seconds,files,deferred_kib,samples,max_gap_us,"
-        "peak_kib,median_kib,back_us,expedited,bound_kib\n"
-        "final,1,1,tmpfs,2,2.0,100,25600,2000,1500,512,256,3000,0,8192\n"
-        "final,1,2,tmpfs,2,2.0,100,25600,2000,1200,1024,300,5000,2,8192\n"
-        "final,2,1,tmpfs,2,2.0,100,25600,2000,1100,768,280,-1,1,8192\n")
+        "peak_kib,median_kib,back_us,expedited,throttled,limit_kib,bound_kib,bound_held\n"
+        "final,1,1,tmpfs,2,2.0,100,25600,2000,1500,512,256,3000,0,0,8192,13312,1\n"
+        "final,1,2,tmpfs,2,2.0,100,25600,2000,1200,1024,300,5000,2,4,8192,13312,1\n"
+        "final,2,1,tmpfs,2,2.0,100,25600,2000,1100,768,280,-1,1,2,8192,13312,0\n")
     hmd, hs = uml_held(tmp)
     if "| final | tmpfs | 2 | 3 | 25.0 (25.0-25.0) | 768 (512-1024) | 280 (256-300) | " \
-            "8192 (8192-8192) | 1 (0-2) | 4.0 (3.0-5.0), 1 never | 1.2 (1.1-1.5) |" not in hmd:
+            "13.3k (13.3k-13.3k) | no (1 of 3) | 1 (0-2) | 2 (0-4) | 4.0 (3.0-5.0), 1 never | " \
+            "1.2 (1.1-1.5) |" not in hmd:
         fails.append(f"held.csv row: {hmd}")
-    if not hs or hs[0]["peak_kib"]["median"] != 768 or hs[0]["never_back"] != 1:
+    if not hs or hs[0]["peak_kib"]["median"] != 768 or hs[0]["never_back"] != 1 or \
+            hs[0]["bound_held"] is not False:
         fails.append(f"held summary: {hs}")
 
     # hits.csv: chunks per read, median (min-max) over (boot, round)

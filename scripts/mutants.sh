@@ -12,7 +12,10 @@
 # offline, bound a chain in folios but not in pages, copy to the user's
 # buffer before the flag test and the reload, bound a copy by a folio
 # size that a split may be rewriting, keep the memcg charge of a
-# poisoned folio that is not deferred).
+# poisoned folio that is not deferred, drain before the OOM path's early
+# exits and call that progress, let a task free past the limit on the
+# pages in flight without waiting, let reclaim free flagged folios past
+# it).
 # For each: commit it on top of branch `work` as refs/mutants/NAME (the
 # working tree is not touched), build it (guest config, or debug where the
 # patch says "# config: debug"; "# config: kunit": only scripts/kunit.sh on
@@ -76,6 +79,11 @@ for name in $names; do
 	# "# race-seconds: N": the races of races.c run N seconds instead of 2,
 	# for a mutant whose window only a longer race hits reliably.
 	secs=$(sed -n 's/^# race-seconds: \([0-9][0-9]*\)$/\1/p' "$patch" | head -1)
+	# "# programs: P..." and "# args: A...": only those selftest programs,
+	# with those harness options (e.g. -t TEST), for a mutant that one
+	# long race kills and the whole suite at that length would not fit.
+	progs=$(sed -n 's/^# programs: \(.*\)$/\1/p' "$patch" | head -1)
+	pargs=$(sed -n 's/^# args: \(.*\)$/\1/p' "$patch" | head -1)
 	t0=$SECONDS
 	if ! mutant_commit "$name" "$LOGDIR/$name.apply" >/dev/null; then
 		note "mutant $name: does not apply to $WORK_BRANCH any more (regenerate it): $(head -1 "$LOGDIR/$name.apply")"
@@ -106,7 +114,7 @@ for name in $names; do
 	"$TOP/scripts/vm" --kernel "$BUILD/images/mutant-$name/$cfg/bzImage" --quiet \
 		--cpus 2 --numa 2 --mem 2G --swap 256 --disk ext4 --disk xfs \
 		--timeout "${GUEST_TIMEOUT:-1800}" --console-log "$LOGDIR/$name.console" \
-		--append "movablecore=25%" -- env PAGECACHE_RACE_SECONDS="${secs:-2}" PAGECACHE_HWPOISON=1 PAGECACHE_OFFLINE=1 "$TOP/scripts/selftests.sh" run \
+		--append "movablecore=25%" -- env PAGECACHE_RACE_SECONDS="${secs:-2}" PAGECACHE_PROGS="$progs" PAGECACHE_PROG_ARGS="$pargs" PAGECACHE_HWPOISON=1 PAGECACHE_OFFLINE=1 "$TOP/scripts/selftests.sh" run \
 		>"$LOGDIR/$name.log" 2>&1
 	rc=$?
 	set -e

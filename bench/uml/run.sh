@@ -395,7 +395,7 @@ chmod +x "$RUN/guest.sh"
 # Lists travel comma-separated: the kernel splits its command line at spaces.
 commas() { local IFS=,; echo "$*"; }
 echo "kernel,boot,round,test,fs,file,shape,mode,len,cpus,ops,rate,cpu_ns,wall_ns" >"$OUT/uml.csv"
-echo "kernel,boot,round,fs,procs,seconds,files,deferred_kib,samples,max_gap_us,peak_kib,median_kib,back_us,expedited,bound_kib" >"$OUT/held.csv"
+echo "kernel,boot,round,fs,procs,seconds,files,deferred_kib,samples,max_gap_us,peak_kib,median_kib,back_us,expedited,throttled,limit_kib,bound_kib,bound_held" >"$OUT/held.csv"
 echo "kernel,boot,round,fs,file,shape,len,cpus,reads,fast_chunks,fallbacks" >"$OUT/hits.csv"
 # UML backs its memory with a file in TMPDIR: a tmpfs, unless PCB_TMPDIR says.
 UML_TMP=${PCB_TMPDIR:-/dev/shm}
@@ -428,7 +428,7 @@ for boot in $(seq 1 "$BOOTS"); do
 		cat "$RUN/rows.csv" >>"$OUT/uml.csv"
 		grep '^VMSTAT,' "$log" >>"$OUT/vmstat.txt" || true
 		sed -n 's/^HELD,//p' "$log" >"$RUN/held.csv"
-		bad=$(awk -F, 'NF != 15' "$RUN/held.csv" | head -1)
+		bad=$(awk -F, 'NF != 18' "$RUN/held.csv" | head -1)
 		[ -z "$bad" ] || die "[$n/$nboot] $label boot $boot: a heldback line that does not parse: $bad ($log)"
 		cat "$RUN/held.csv" >>"$OUT/held.csv"
 		sed -n 's/^HITS,//p' "$log" >"$RUN/hits.csv"

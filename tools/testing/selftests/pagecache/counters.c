@@ -6,7 +6,10 @@
  * again within a few seconds, also when CPUs went offline and online
  * during the storm, and a storm in a small memory cgroup never calls its
  * OOM killer; hot pages soft-offlined in a memory cgroup give its charge
- * back.  Skips on kernels without the counters.
+ * back; growing the hugetlb pool past what memory allows fails in
+ * bounded time during a truncate storm; and which folios get PG_rcu_free
+ * follows the documented rule per file type.  Skips on kernels without the
+ * counters.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -516,6 +519,192 @@ TEST_F_TIMEOUT(cnt, memcg_storm, 120)
 	ASSERT_EQ(0, oom) TH_LOG("the memcg OOM killer ran %llu times (%llu kills)",
 				 (unsigned long long)oom,
 				 (unsigned long long)kills);
+	ASSERT_LT(0, d1 - d0) TH_LOG("no folio freed through RCU during the storm");
+}
+
+#define MK_PAGES	16
+#define MK_KPF_RCU_FREE	43	/* PG_rcu_free in /proc/kpageflags */
+
+/*
+ * Pages of @fd (MK_PAGES of them) whose folio has PG_rcu_free, through a
+ * read-only shared mapping, pagemap and /proc/kpageflags; -1 if the pages
+ * cannot be looked at.  Faulting the pages in marks nothing, and the
+ * unmap may set PG_referenced: look only once a file is done with.
+ */
+static int mk_flagged(int fd, size_t pg)
+{
+	uint8_t *map = mmap(NULL, MK_PAGES * pg, PROT_READ, MAP_SHARED, fd, 0);
+	uint64_t pfn, kpf;
+	int i, n = 0;
+
+	if (map == MAP_FAILED)
+		return -1;
+	for (i = 0; i < MK_PAGES && n >= 0; i++) {
+		(void)*(volatile uint8_t *)(map + i * pg);
+		if (pc_pfn(map + i * pg, &pfn) || pc_kpageflags(pfn, &kpf))
+			n = -1;
+		else
+			n += kpf >> MK_KPF_RCU_FREE & 1;
+	}
+	munmap(map, MK_PAGES * pg);
+	return n;
+}
+
+/*
+ * One file per case: write MK_PAGES pages with write(2), then read them
+ * @passes times from the start in @chunk byte reads; returns the pages
+ * flagged, -1 if they could not be counted, -2 on an I/O error.
+ */
+static int mk_case(FIXTURE_DATA(cnt) *self, const char *tag, int passes,
+		   size_t chunk)
+{
+	size_t pg = getpagesize(), len = MK_PAGES * pg, off;
+	char path[PC_PATH_LEN];
+	int fd, p, n = -2;
+
+	fd = pc_backing_create(&self->b, tag, 0, path, sizeof(path));
+	if (fd < 0)
+		return -2;
+	if (pc_write_pattern(fd, 0, len, PC_MAGIC_DATA, 6, 1))
+		goto out;
+	for (p = 0; p < passes; p++)
+		for (off = 0; off < len; off += chunk)
+			if (pread(fd, self->buf, chunk, off) != (ssize_t)chunk)
+				goto out;
+	n = mk_flagged(fd, pg);
+out:
+	if (path[0])
+		unlink(path);
+	close(fd);
+	return n;
+}
+
+/*
+ * The marking rule as documented (Documentation/mm/pagecache_rcu.rst, "Hot
+ * folio"): a folio gets PG_rcu_free when a read finds it referenced.
+ * Written and never read: no flag anywhere.  Through filemap_read() (ext4,
+ * xfs) a folio is referenced by a read, so a single pass, in pages or in
+ * small sequential reads, flags nothing and a second pass flags every
+ * page.  shmem (tmpfs, memfd) references what write(2) wrote, so there
+ * the first read flags it.
+ */
+TEST_F(cnt, marking_rule)
+{
+	bool shmem = self->b.type == PC_TMPFS || self->b.type == PC_TMPFS_HUGE ||
+		     self->b.type == PC_MEMFD;
+	int once_exp = shmem ? MK_PAGES : 0;
+	int written, once, stream, twice;
+
+	if (!pc_is_root())
+		SKIP(return, "page frame numbers in pagemap need root");
+	written = mk_case(self, "mkw", 0, 4096);
+	if (written == -1)
+		SKIP(return, "no /proc/kpageflags or pagemap PFNs here");
+	once = mk_case(self, "mk1", 1, 4096);
+	stream = mk_case(self, "mks", 1, 512);
+	twice = mk_case(self, "mk2", 2, 4096);
+	ksft_print_msg("%s: pages of %d flagged: written %d, read once %d, one pass of 512-byte reads %d, read twice %d\n",
+		       self->b.name, MK_PAGES, written, once, stream, twice);
+	ASSERT_EQ(0, written) TH_LOG("a written, never read file has flagged pages");
+	ASSERT_EQ(once_exp, once) TH_LOG("one pass of page reads");
+	ASSERT_EQ(once_exp, stream) TH_LOG("one pass of 512-byte reads");
+	ASSERT_EQ(MK_PAGES, twice) TH_LOG("a second pass must flag every page");
+}
+
+#define HG_NR_HUGEPAGES	"/proc/sys/vm/nr_hugepages"
+/*
+ * How long growing the hugetlb pool may take while a truncate storm runs.
+ * A __GFP_RETRY_MAYFAIL order-9 allocation that cannot succeed fails after
+ * reclaim and compaction give up; in a 2-CPU TCG guest with 2 GiB the whole
+ * resize took seconds.  Drained before the allocator's early exits and
+ * counted as progress whenever a page was in flight, it retried for as
+ * long as the storm kept one there.
+ */
+#define HG_GROW_MAX	60.0
+
+static void hg_storm(FIXTURE_DATA(cnt) *self, int id, pid_t parent)
+{
+	char tag[32];
+	int i;
+
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
+		_exit(1);
+	/* The first to go if the shrunken memory runs out. */
+	pc_write_file("/proc/self/oom_score_adj", "1000");
+	snprintf(tag, sizeof(tag), "hg%d", id);
+	for (i = 0;; i++)
+		if (cnt_storm_file(&self->b, tag, self->buf, CNT_SIZE / 4, 5, i))
+			_exit(1);
+}
+
+/*
+ * Grow the hugetlb pool to all of RAM, which must fail part way, while one
+ * truncate storm per CPU keeps folios waiting for their grace period: the
+ * resize must end (its last allocation fail) within HG_GROW_MAX seconds.
+ * Then the pool goes back to its size before.
+ */
+TEST_F_TIMEOUT(cnt, hugetlb_grow_storm, 180)
+{
+	char buf[64], target[32];
+	pid_t pids[64], parent = getpid(), grower;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN), i, nr = 0;
+	uint64_t d0, d1, hp_kib = 0, total_kib = 0, got = 0;
+	double t0, took = -1;
+	int status;
+
+	if (!pc_is_root())
+		SKIP(return, "resizing the hugetlb pool needs root");
+	if (pc_read_file(HG_NR_HUGEPAGES, buf, sizeof(buf)))
+		SKIP(return, "no " HG_NR_HUGEPAGES " (CONFIG_HUGETLBFS)");
+	if (strtoul(buf, NULL, 10))
+		SKIP(return, "the hugetlb pool is in use here (%s pages)", buf);
+	if (pc_read_key("/proc/meminfo", "Hugepagesize:", &hp_kib) || !hp_kib ||
+	    pc_read_key("/proc/meminfo", "MemTotal:", &total_kib))
+		SKIP(return, "no Hugepagesize or MemTotal in /proc/meminfo");
+	snprintf(target, sizeof(target), "%llu",
+		 (unsigned long long)(total_kib / hp_kib));
+	if (ncpu > (long)ARRAY_SIZE(pids))
+		ncpu = ARRAY_SIZE(pids);
+
+	d0 = cnt_get(_metadata, PC_VMSTAT_RCU_DEFERRED);
+	for (i = 0; i < ncpu; i++) {
+		pids[nr] = fork();
+		ASSERT_LE(0, pids[nr]);
+		if (!pids[nr])
+			hg_storm(self, i, parent);
+		nr++;
+	}
+	usleep(500000);
+	t0 = pc_now();
+	grower = fork();
+	ASSERT_LE(0, grower);
+	if (!grower)
+		_exit(pc_write_file(HG_NR_HUGEPAGES, target) ? 1 : 0);
+	while (pc_now() - t0 < HG_GROW_MAX) {
+		if (waitpid(grower, &status, WNOHANG) == grower) {
+			took = pc_now() - t0;
+			break;
+		}
+		usleep(20000);
+	}
+	d1 = cnt_get(_metadata, PC_VMSTAT_RCU_DEFERRED);
+	/* Stop the storm first: that also ends a retry loop that waits on it. */
+	for (i = 0; i < nr; i++)
+		kill(pids[i], SIGKILL);
+	for (i = 0; i < nr; i++)
+		waitpid(pids[i], NULL, 0);
+	if (took < 0)
+		waitpid(grower, &status, 0);
+	if (!pc_read_file(HG_NR_HUGEPAGES, buf, sizeof(buf)))
+		got = strtoull(buf, NULL, 10);
+	pc_write_file(HG_NR_HUGEPAGES, "0");
+	ksft_print_msg("%s: nr_hugepages %s asked, %llu reached in %.1fs (limit %.0fs) with %ld storm processes; %s +%llu\n",
+		       self->b.name, target, (unsigned long long)got, took,
+		       HG_GROW_MAX, nr, PC_VMSTAT_RCU_DEFERRED,
+		       (unsigned long long)(d1 - d0));
+	ASSERT_LE(0, took)
+		TH_LOG("growing the hugetlb pool did not end within %.0fs while folios were deferred",
+		       HG_GROW_MAX);
 	ASSERT_LT(0, d1 - d0) TH_LOG("no folio freed through RCU during the storm");
 }
 

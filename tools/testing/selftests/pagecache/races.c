@@ -2,9 +2,12 @@
 /*
  * Page-cache reads racing with everything that can free, move or change
  * the folios being read: truncate, hole punching and range shifting,
- * overwrites, reclaim, memcg reclaim, migration, memory offlining, large
- * folio splits, and the reuse of freed folios by another file filled with
- * a secret pattern.
+ * preallocation (fallocate) then writes, overwrites, reclaim, swap-out,
+ * memcg reclaim, migration, soft offline, memory offlining, large folio
+ * splits, the lockless read switched off and on, and the reuse of freed
+ * folios by another file filled with a secret pattern; and reads whose
+ * destination buffer is not faulted in, or is swapped out or migrated
+ * while they copy into it.
  *
  * Readers check every byte against generation stamped patterns (see
  * pagecache_util.h): an older generation of this file at this offset, or
@@ -18,6 +21,9 @@
  * splits it through debugfs (to order 0, 2 or 4, uniformly or buddy-like),
  * punches a hole into it, truncates into it or migrates it, and builds it
  * again; each requires that the shape changes it counts happened.
+ * folio_shape_mthp does the same to an order 4 folio (64 KiB) of tmpfs or
+ * a memfd, which shmem allocates where a write fills an aligned hole among
+ * smaller folios.
  *
  * Every race runs for PAGECACHE_RACE_SECONDS (default 2) seconds, with
  * PAGECACHE_READERS (default 2, at most 256) reader threads, and with the
@@ -38,6 +44,7 @@
 #include <unistd.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -53,6 +60,9 @@
 #endif
 #ifndef MADV_COLLAPSE
 #define MADV_COLLAPSE	25
+#endif
+#ifndef MADV_SOFT_OFFLINE
+#define MADV_SOFT_OFFLINE	101
 #endif
 #ifndef MPOL_MF_MOVE
 #define MPOL_MF_MOVE	(1 << 1)
@@ -71,6 +81,13 @@
 /* Sum of the split counts of every THP size, a race_count() name. */
 #define RACE_CNT_MTHP_SPLIT	"hugepages-*kB/stats/split"
 #define SPLIT_DEBUGFS	"/sys/kernel/debug/split_huge_pages"
+/* The order of the folio folio_shape_mthp builds: 64 KiB of 4 KiB pages. */
+#define MTHP_ORDER	4
+/*
+ * Soft offline takes the old page out of use until reboot (or unpoison):
+ * at most this many per race.
+ */
+#define SOFT_OFFLINE_MAX	256
 
 struct race;
 
@@ -100,7 +117,7 @@ enum {
 	SH_READY, SH_REBUILT, SH_REBUILD_FAILED, SH_COLLAPSE_RETRY,
 	SH_SPLIT_WRITE, SH_SPLIT_0, SH_SPLIT_MID, SH_SPLIT_BUDDY,
 	SH_SPLIT_MISSED, SH_CUT_SPLIT, SH_CUT_KEPT, SH_MOVED, SH_MOVED_LARGE,
-	SH_NOT_MOVED, SH_NR
+	SH_NOT_MOVED, SH_PUNCHED, SH_TRUNCATED, SH_NR
 };
 
 /*
@@ -153,6 +170,10 @@ struct race {
 	char cg[256], cg_orig[256];
 	/* migration op */
 	int node[2];
+	/* fast read switch op: writes to it so far */
+	uint64_t flips;
+	/* soft offline op: pages offlined, and not (EBUSY, EIO) */
+	uint64_t soft_offlined, soft_busy;
 	/* memory offlining op */
 	uint64_t block_size;
 	uint64_t offline_tries, offline_movable, offlined;	/* atomic */
@@ -161,6 +182,19 @@ struct race {
 
 	/* folio shape ops */
 	struct shape sh;
+
+	/*
+	 * Destination faults: readers read into anonymous mappings, half
+	 * the time not faulted in, that they publish in dst[] (atomic) for
+	 * the mutator to swap out or migrate while they copy.
+	 */
+	bool dst_fault;
+	int nr_readers;
+	uint8_t *dst[MAX_READERS];
+	size_t dst_len;		/* the length of each, atomic */
+	uint64_t dst_reads;	/* reads into a buffer not faulted in */
+	uint64_t dst_faulted;	/* of those, reads whose copy faulted */
+	uint64_t dst_moved;	/* buffer pages on the node asked for */
 
 	/* Counters compared over the race; the first: the lockless read's. */
 	const char *cnt_name[MAX_COUNTERS];
@@ -293,17 +327,18 @@ static uint16_t race_lookup(struct race *rc, ino_t ino)
  * The bytes of @buf past the @ret a read of @len returned: a prefix written
  * by a copy that did not count (the lockless read reverts, the slow path
  * stops short) may hold this file's bytes of any generation, or zeros, but
- * nothing else; the rest must still be RACE_FILL.
+ * nothing else; the rest must still be @fill (RACE_FILL, or zeros where
+ * the buffer was not faulted in).
  */
 static size_t race_check_tail(const uint8_t *buf, uint64_t off, size_t ret,
 			      size_t len, const struct pc_rules *rules,
-			      struct pc_verdict *v)
+			      struct pc_verdict *v, uint8_t fill)
 {
 	struct pc_rules tail = *rules;
 	struct pc_verdict tv = { 0 };
 	size_t end = len;
 
-	while (end > ret && buf[end - 1] == RACE_FILL)
+	while (end > ret && buf[end - 1] == fill)
 		end--;
 	if (end == ret)
 		return 0;
@@ -357,6 +392,54 @@ static void shape_pick(struct race *rc, struct pc_rng *r, int idx,
 		*len = 65535 + pc_rand_below(r, 3);
 }
 
+/*
+ * A reader's buffer where rc->dst_fault: an anonymous private mapping, so
+ * that zapped pages fault in again as zeros, published for the mutator.
+ */
+static uint8_t *reader_map(struct reader *rd, size_t len)
+{
+	uint8_t *buf = mmap(NULL, len, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (buf == MAP_FAILED)
+		return NULL;
+	__atomic_store_n(&rd->rc->dst[rd->idx], buf, __ATOMIC_RELEASE);
+	return buf;
+}
+
+/* Minor faults of this thread so far, a copy to user memory's included. */
+static long reader_minflt(void)
+{
+	struct rusage ru;
+
+	return getrusage(RUSAGE_THREAD, &ru) ? -1 : ru.ru_minflt;
+}
+
+/*
+ * Leave the first @len bytes of the reader's buffer not faulted in, so
+ * that the read's copy faults on every page of it (the lockless copy does
+ * not handle faults: it stops short): zap them, which leaves zeros behind,
+ * or, one time in eight, take a fresh mapping.  The thread's minor faults
+ * before the read, or -1.
+ */
+static long reader_unfault(struct reader *rd, uint8_t **buf, size_t buflen,
+			   size_t len, struct pc_rng *r)
+{
+	size_t pg = rd->rc->b->page_size;
+	uint8_t *nb;
+
+	if (!pc_rand_below(r, 8)) {
+		nb = reader_map(rd, buflen);
+		if (!nb)
+			return -1;
+		munmap(*buf, buflen);
+		*buf = nb;
+	} else if (madvise(*buf, (len + pg - 1) & ~(pg - 1), MADV_DONTNEED)) {
+		return -1;
+	}
+	return reader_minflt();
+}
+
 static void *reader_fn(void *arg)
 {
 	struct reader *rd = arg;
@@ -366,6 +449,8 @@ static void *reader_fn(void *arg)
 	size_t maxlen = 2 * fs > (2 << 20) ? 2 * fs : (2 << 20);
 	struct pc_verdict v = { 0 };
 	uint64_t reads = 0, bytes = 0, shorts = 0, tails = 0;
+	uint64_t dst_reads = 0, dst_faulted = 0;
+	size_t pg = rc->b->page_size, buflen = maxlen + 64;
 	struct pc_rules rules = {
 		.zeros_ok = rc->zeros_ok,
 		.shift_ok = rc->shift_ok,
@@ -376,7 +461,13 @@ static void *reader_fn(void *arg)
 	uint8_t *buf;
 
 	pc_rng_init(&r, pc_seed() ^ (0x1000 + rd->idx));
-	buf = malloc(maxlen + 64);
+	if (rc->dst_fault) {
+		buflen = (buflen + pg - 1) & ~(pg - 1);
+		__atomic_store_n(&rc->dst_len, buflen, __ATOMIC_RELAXED);
+		buf = reader_map(rd, buflen);
+	} else {
+		buf = malloc(buflen);
+	}
 	if (!buf) {
 		race_fail(rc, "reader: no memory");
 		return NULL;
@@ -407,6 +498,8 @@ static void *reader_fn(void *arg)
 		}
 		/* The same range several times: later reads are "hot". */
 		for (rep = 0; rep < nrep; rep++) {
+			uint8_t fill = RACE_FILL;
+			long flt = -1;
 			ssize_t ret, exp;
 			unsigned int g;
 
@@ -415,7 +508,17 @@ static void *reader_fn(void *arg)
 			 * file's either: the lockless read copies before it
 			 * revalidates, and a racing thread could see them.
 			 */
-			memset(buf, RACE_FILL, len);
+			if (rc->dst_fault && pc_rand_below(&r, 2)) {
+				flt = reader_unfault(rd, &buf, buflen, len, &r);
+				if (flt < 0) {
+					race_fail(rc, "reader: unfault: %s",
+						  strerror(errno));
+					break;
+				}
+				fill = 0;
+			} else {
+				memset(buf, RACE_FILL, len);
+			}
 			if (pc_rand_below(&r, 5)) {
 				ret = pread(fd, buf, len, off);
 			} else {
@@ -449,13 +552,17 @@ static void *reader_fn(void *arg)
 			shorts += ret < exp;
 			reads++;
 			bytes += ret;
+			if (flt >= 0) {
+				dst_reads++;
+				dst_faulted += ret > 0 && reader_minflt() > flt;
+			}
 			/* The file as it is: all current, checked at once. */
 			if (rc->ref && ret && !memcmp(buf, rc->ref + off, ret))
 				v.words_ok += (off + ret + 7) / 8 - off / 8;
 			else
 				pc_check(buf, off, ret, &rules, &v);
 			tails += race_check_tail(buf, off, ret, len, &rules,
-						 &v) != 0;
+						 &v, fill) != 0;
 			if (v.have_bad) {
 				__atomic_store_n(&rc->stop, 1,
 						 __ATOMIC_RELEASE);
@@ -465,10 +572,17 @@ static void *reader_fn(void *arg)
 		if (by_path)
 			close(fd);
 	}
-	free(buf);
+	if (rc->dst_fault) {
+		__atomic_store_n(&rc->dst[rd->idx], NULL, __ATOMIC_RELEASE);
+		munmap(buf, buflen);
+	} else {
+		free(buf);
+	}
 
 	pthread_mutex_lock(&rc->lock);
 	rc->reads += reads;
+	rc->dst_reads += dst_reads;
+	rc->dst_faulted += dst_faulted;
 	rc->bytes += bytes;
 	rc->short_reads += shorts;
 	rc->tails += tails;
@@ -494,6 +608,17 @@ struct mutator {
 	pthread_t thread;
 };
 
+/* Whether mutator thread @idx has an operation left to run. */
+static bool mutator_live(struct race *rc, int idx)
+{
+	int i;
+
+	for (i = 0; i < rc->nr_ops; i++)
+		if (rc->ops[i].thread == idx && !rc->ops[i].unsupported)
+			return true;
+	return false;
+}
+
 static void *mutator_fn(void *arg)
 {
 	struct mutator *mu = arg;
@@ -501,7 +626,7 @@ static void *mutator_fn(void *arg)
 	struct pc_rng r;
 
 	pc_rng_init(&r, pc_seed() ^ (0x2000 + mu->idx));
-	while (!race_stopped(rc)) {
+	while (!race_stopped(rc) && mutator_live(rc, mu->idx)) {
 		struct race_op *op = &rc->ops[pc_rand_below(&r, rc->nr_ops)];
 		int ret;
 
@@ -517,15 +642,6 @@ static void *mutator_fn(void *arg)
 			race_fail(rc, "%s: %s", op->name, strerror(-ret));
 		} else {
 			op->done++;
-		}
-		if (rc->nr_ops > 0) {
-			int i, live = 0;
-
-			for (i = 0; i < rc->nr_ops; i++)
-				live += rc->ops[i].thread == mu->idx &&
-					!rc->ops[i].unsupported;
-			if (!live)
-				break;
 		}
 	}
 	return NULL;
@@ -627,6 +743,42 @@ static int op_collapse_insert(struct race *rc, struct pc_rng *r)
 	return race_rewrite(rc, off, len);
 }
 
+/*
+ * Punch a range, preallocate it (mode 0: tmpfs adds folios that are not
+ * uptodate, whose memory still holds what was there before, and reads
+ * must see zeros in them until written; a disk file system adds unwritten
+ * extents) and write it again, in up to three writes with yields between.
+ */
+static int op_falloc_write(struct race *rc, struct pc_rng *r)
+{
+	uint64_t off = pc_rand_offset(r, rc->size - 1, rc->b->folio_size);
+	uint64_t len = pc_rand_len(r, rc->size - off, rc->b->folio_size);
+	uint64_t done = 0, n;
+	int ret, writes = 0;
+
+	ret = race_falloc(rc, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off,
+			  len);
+	if (!ret)
+		ret = race_falloc(rc, 0, off, len);
+	if (ret) {
+		/* The punch may have happened: data again. */
+		race_rewrite(rc, off, len);
+		return ret;
+	}
+	/* Pieces of any length: partial writes to a preallocated folio. */
+	while (done < len) {
+		sched_yield();
+		n = len - done;
+		if (++writes < 3 && n > 1 && pc_rand_below(r, 2))
+			n = 1 + pc_rand_below(r, n - 1);
+		ret = race_rewrite(rc, off + done, n);
+		if (ret)
+			return ret;
+		done += n;
+	}
+	return 0;
+}
+
 static int op_overwrite(struct race *rc, struct pc_rng *r)
 {
 	uint64_t off = pc_rand_offset(r, rc->size - 1, rc->b->folio_size);
@@ -666,6 +818,121 @@ static int op_pageout(struct race *rc, struct pc_rng *r)
 		__atomic_load_n(&rc->map[i], __ATOMIC_RELAXED);
 	if (madvise(rc->map, rc->size, MADV_PAGEOUT))
 		return errno == EINVAL ? -EOPNOTSUPP : -errno;
+	return 0;
+}
+
+/*
+ * Flip the lockless read off and on (vm.pagecache_fast_read) while reads
+ * run: off for 0-200 us, on for 0-1000 us, so that most reads can still
+ * take it (a slow disk's race has few lockless reads to spare), and many
+ * reads run across a flip.
+ */
+static int op_fast_flip(struct race *rc, struct pc_rng *r)
+{
+	/* Off first: it is on when the race starts. */
+	int on = rc->flips++ & 1;
+
+	if (pc_fast_read_set(on))
+		return -errno;
+	usleep(pc_rand_below(r, on ? 1000 : 200));
+	return 0;
+}
+
+/*
+ * Soft offline a page of the file through the shared mapping: the kernel
+ * migrates it (splitting a large folio first) to a new page, or drops a
+ * clean one, and takes the old one out of use.  EBUSY or EIO: it could not
+ * be migrated now.  At most SOFT_OFFLINE_MAX pages per race.
+ */
+static int op_soft_offline(struct race *rc, struct pc_rng *r)
+{
+	size_t pg = rc->b->page_size;
+	uint8_t *addr = rc->map + pc_rand_below(r, rc->size / pg) * pg;
+
+	if (rc->soft_offlined >= SOFT_OFFLINE_MAX) {
+		usleep(10000);
+		return 0;
+	}
+	/*
+	 * A disk file system's large folio splits only once its buffers can
+	 * go, not while they are dirty: written back first, or ext4 answers
+	 * EBUSY every time.
+	 */
+	if ((rc->b->type == PC_EXT4 || rc->b->type == PC_XFS) &&
+	    fdatasync(rc->fd))
+		return -errno;
+	__atomic_load_n(addr, __ATOMIC_RELAXED);
+	if (!madvise(addr, pg, MADV_SOFT_OFFLINE)) {
+		rc->soft_offlined++;
+		return 0;
+	}
+	if (errno == EBUSY || errno == EIO) {
+		rc->soft_busy++;
+		return 0;
+	}
+	return errno == EINVAL ? -EOPNOTSUPP : -errno;
+}
+
+/*
+ * Up to 64 pages of a reader's buffer, every 0-1 ms: the readers must
+ * still get on.  Its address, or NULL if the reader has none now.
+ */
+static uint8_t *dst_pick(struct race *rc, struct pc_rng *r, size_t *n)
+{
+	size_t pg = rc->b->page_size, npages;
+	uint8_t *p;
+
+	usleep(pc_rand_below(r, 1000));
+	p = __atomic_load_n(&rc->dst[pc_rand_below(r, rc->nr_readers)],
+			    __ATOMIC_ACQUIRE);
+	npages = __atomic_load_n(&rc->dst_len, __ATOMIC_RELAXED) / pg;
+	if (!p || !npages)
+		return NULL;
+	*n = 1 + pc_rand_below(r, 64);
+	if (*n > npages)
+		*n = npages;
+	return p + pc_rand_below(r, npages - *n + 1) * pg;
+}
+
+/*
+ * Swap pages of a reader's buffer out while the reader copies into them:
+ * the copy faults and swaps them in, with the bytes already copied.
+ * Errors do not matter: the reader may have just replaced that mapping.
+ */
+static int op_dst_pageout(struct race *rc, struct pc_rng *r)
+{
+	uint8_t *p;
+	size_t n;
+
+	p = dst_pick(rc, r, &n);
+	if (p)
+		madvise(p, n * rc->b->page_size, MADV_PAGEOUT);
+	return 0;
+}
+
+/*
+ * Move pages of a reader's buffer to a node while the reader copies into
+ * them: the copy meets migration entries.  As above, errors do not matter.
+ */
+static int op_dst_migrate(struct race *rc, struct pc_rng *r)
+{
+	int to = rc->node[pc_rand_below(r, 2)], nodes[64], status[64];
+	size_t pg = rc->b->page_size, n, k;
+	void *pages[64];
+	uint8_t *p;
+
+	p = dst_pick(rc, r, &n);
+	if (!p)
+		return 0;
+	for (k = 0; k < n; k++) {
+		pages[k] = p + k * pg;
+		nodes[k] = to;
+		status[k] = -1;
+	}
+	/* race_nodes() found move_pages(2) */
+	syscall(SYS_move_pages, 0, n, pages, nodes, status, MPOL_MF_MOVE);
+	for (k = 0; k < n; k++)
+		rc->dst_moved += status[k] == to;
 	return 0;
 }
 
@@ -1134,6 +1401,7 @@ static int op_shape_punch(struct race *rc, struct pc_rng *r)
 	if (ret)
 		return ret;
 	shape_cut_count(rc);
+	sh->n[SH_PUNCHED]++;
 	/* Data again where the folio was kept: zeros are no test. */
 	ret = race_rewrite(rc, off, len);
 	return ret ? ret : shape_sync(rc);
@@ -1163,6 +1431,7 @@ static int op_shape_truncate(struct race *rc, struct pc_rng *r)
 	if (ftruncate(rc->fd, to))
 		return -errno;
 	shape_cut_count(rc);
+	sh->n[SH_TRUNCATED]++;
 	if (pc_rand_below(r, 2))
 		sched_yield();
 	if (ftruncate(rc->fd, rc->size))
@@ -1340,8 +1609,9 @@ FIXTURE_TEARDOWN(race)
 	free(self->rc.ref);
 	if (sh->shmem_enabled[0])
 		pc_write_file(MTHP_SYSFS "shmem_enabled", sh->shmem_enabled);
-	if (self->rc.saved_fast == 0)
-		pc_fast_read_set(0);
+	/* race.fast_flip may have left it either way. */
+	if (self->rc.saved_fast >= 0)
+		pc_fast_read_set(self->rc.saved_fast);
 }
 
 static void race_add(struct race *rc, const char *name,
@@ -1352,6 +1622,34 @@ static void race_add(struct race *rc, const char *name,
 	op->name = name;
 	op->fn = fn;
 	op->thread = thread;
+}
+
+/* How often operation @name succeeded. */
+static uint64_t race_done(struct race *rc, const char *name)
+{
+	int i;
+
+	for (i = 0; i < rc->nr_ops; i++)
+		if (!strcmp(rc->ops[i].name, name))
+			return rc->ops[i].done;
+	return 0;
+}
+
+/* After race_run(): whether it skipped, having no usable operation. */
+static bool race_skipped(struct __test_metadata *_metadata)
+{
+	return _metadata->exit_code == KSFT_SKIP;
+}
+
+/* Whether a swap area is active: /proc/swaps has more than its header. */
+static bool race_have_swap(void)
+{
+	char buf[256], *nl;
+
+	if (pc_read_file("/proc/swaps", buf, sizeof(buf)))
+		return false;
+	nl = strchr(buf, '\n');
+	return nl && nl[1];
 }
 
 static void race_disable(struct race *rc, const char *name, const char *why)
@@ -1396,6 +1694,7 @@ static const char *const sh_names[SH_NR] = {
 	[SH_SPLIT_MISSED] = "not-split", [SH_CUT_SPLIT] = "cut-split",
 	[SH_CUT_KEPT] = "cut-kept-large", [SH_MOVED] = "moved",
 	[SH_MOVED_LARGE] = "moved-large", [SH_NOT_MOVED] = "not-moved",
+	[SH_PUNCHED] = "punched", [SH_TRUNCATED] = "truncated",
 };
 
 static void shape_report(struct race *rc)
@@ -1412,7 +1711,8 @@ static void shape_report(struct race *rc)
 	ksft_print_msg("folio of order %d at %llu, built again by %s:%s\n",
 		       sh->order, (unsigned long long)sh->fpos,
 		       sh->rebuild == SHAPE_COLLAPSE ? "MADV_COLLAPSE" :
-		       "punch and write (and MADV_COLLAPSE)",
+		       sh->pmd ? "punch and write (and MADV_COLLAPSE)" :
+		       "punch and write",
 		       n ? buf : " nothing");
 }
 
@@ -1574,6 +1874,46 @@ static bool shape_prepare(struct __test_metadata *_metadata, struct race *rc,
 	return true;
 }
 
+/*
+ * Set up folio_shape_mthp: as shape_prepare(), then make the last 1 <<
+ * MTHP_ORDER pages of the first PMD-sized folio a folio of that order.
+ * Punching them splits the folio around the hole; shmem fills a hole with
+ * a folio as large as the largest aligned range around it that is empty,
+ * and the pages before bound it.  Built again the same way (SHAPE_REWRITE).
+ * False after a SKIP.
+ */
+static bool shape_prepare_mthp(struct __test_metadata *_metadata,
+			       struct race *rc)
+{
+	struct shape *sh = &rc->sh;
+	size_t pmd = pc_pmd_size(), pg = rc->b->page_size;
+	size_t len = pg << MTHP_ORDER;
+	int i, order = -1;
+
+	if (!shape_prepare(_metadata, rc, false))
+		return false;
+	if (!sh->pmd || len >= pmd)
+		SKIP(return false, "no PMD-sized folio with room for an order %d hole",
+		     MTHP_ORDER);
+	sh->fpos = pmd - len;
+	for (i = 0; i < 8 && order != MTHP_ORDER; i++) {
+		if (i)
+			usleep(1000);
+		ASSERT_EQ(0, shape_rewrite(rc, sh->fpos, len));
+		order = shape_order(rc, sh->fpos);
+	}
+	if (order != MTHP_ORDER)
+		SKIP(return false, "%s makes no order %d folio in a hole here: order %d",
+		     rc->b->name, MTHP_ORDER, order);
+	sh->order = order;
+	sh->fsize = len;
+	sh->pmd = false;
+	ksft_print_msg("%s: folio of order %d at %llu; before it order %d, after it %d\n",
+		       rc->b->name, order, (unsigned long long)sh->fpos,
+		       shape_order(rc, sh->fpos - pg), shape_order(rc, pmd));
+	return true;
+}
+
 /* Reader threads per race: PAGECACHE_READERS, default 2. */
 static int race_nr_readers(void)
 {
@@ -1609,6 +1949,7 @@ static void race_run(struct __test_metadata *_metadata, struct race *rc)
 
 	for (i = 0; i < rc->nr_cnt; i++)
 		rc->cnt_ok[i] = !race_counter(rc->cnt_name[i], &rc->cnt[i]);
+	rc->nr_readers = nr_readers;
 	for (i = 0; i < nr_readers; i++) {
 		rd[i].rc = rc;
 		rd[i].idx = i;
@@ -1740,6 +2081,27 @@ TEST_F_TIMEOUT(race, fallocate, RACE_TIMEOUT)
 	race_run(_metadata, rc);
 }
 
+/*
+ * Holes preallocated, then written, under the readers.  tmpfs's fallocate
+ * adds folios that are neither uptodate nor cleared: a read that copied
+ * from one would return whatever the memory held before, which the secret
+ * fill makes a secret as often as it can.
+ */
+TEST_F_TIMEOUT(race, falloc_write, RACE_TIMEOUT)
+{
+	struct race *rc = &self->rc;
+
+	rc->zeros_ok = true;
+	race_add(rc, "falloc_write", op_falloc_write, 0);
+	race_add(rc, "secret_fill", op_secret_fill, 1);
+	race_prepare(_metadata, rc);
+	race_run(_metadata, rc);
+	if (race_skipped(_metadata))
+		return;
+	ASSERT_LT(0, race_done(rc, "falloc_write"))
+		TH_LOG("no range was preallocated and written again");
+}
+
 TEST_F_TIMEOUT(race, overwrite, RACE_TIMEOUT)
 {
 	struct race *rc = &self->rc;
@@ -1767,6 +2129,60 @@ TEST_F_TIMEOUT(race, reclaim, RACE_TIMEOUT)
 	if (!rc->map)
 		race_disable(rc, "madv_pageout", "mmap failed");
 	race_run(_metadata, rc);
+}
+
+/*
+ * The lockless read switched off and on (vm.pagecache_fast_read) under
+ * load, while the file is overwritten and truncated: a read that sees the
+ * switch either way, or finds it changed on its way, reads the same.
+ */
+TEST_F_TIMEOUT(race, fast_flip, RACE_TIMEOUT)
+{
+	struct race *rc = &self->rc;
+
+	if (rc->saved_fast < 0)
+		SKIP(return, "no %s (a kernel without the series)",
+		     PC_SYSCTL_FAST_READ);
+	if (!pc_is_root() || !rc->fast_on)
+		SKIP(return, "writing %s needs root", PC_SYSCTL_FAST_READ);
+	rc->zeros_ok = true;
+	rc->size_varies = true;
+	race_add(rc, "overwrite", op_overwrite, 0);
+	race_add(rc, "truncate", op_truncate, 0);
+	race_add(rc, "flip", op_fast_flip, 1);
+	race_prepare(_metadata, rc);
+	race_run(_metadata, rc);
+	if (race_skipped(_metadata))
+		return;
+	ASSERT_LT(1, race_done(rc, "flip"))
+		TH_LOG("the lockless read was not switched off and on again");
+}
+
+/*
+ * tmpfs and memfd folios written to swap (MADV_PAGEOUT through the only
+ * mapping of the file) and read back, under the readers: requires that
+ * pages went to swap (pswpout).
+ */
+TEST_F_TIMEOUT(race, swap_out, RACE_TIMEOUT)
+{
+	struct race *rc = &self->rc;
+
+	if (shape_disk(rc))
+		SKIP(return, "%s writes its pages back to the file, not to swap",
+		     self->b.name);
+	if (!race_have_swap())
+		SKIP(return, "no active swap area in /proc/swaps");
+	race_add(rc, "madv_pageout", op_pageout, 0);
+	race_add(rc, "overwrite", op_overwrite, 0);
+	race_prepare(_metadata, rc);
+	ASSERT_NE(NULL, rc->map);
+	race_count(rc, "pswpout");
+	race_count(rc, "pswpin");
+	race_run(_metadata, rc);
+	if (race_skipped(_metadata))
+		return;
+	ASSERT_LT(0, race_counted(rc, "pswpout"))
+		TH_LOG("MADV_PAGEOUT wrote no page to swap (pswpout did not move)");
 }
 
 TEST_F_TIMEOUT(race, memcg_reclaim, RACE_TIMEOUT)
@@ -1817,6 +2233,42 @@ TEST_F_TIMEOUT(race, migrate, RACE_TIMEOUT)
 }
 
 /*
+ * Destination faults: half of the reads go to a buffer that is not
+ * faulted in (zapped, or a fresh mapping), on which the lockless copy
+ * stops short, and the mutator swaps the readers' buffers out or moves
+ * them to another node while they copy, as the file is overwritten.  A
+ * read returns valid bytes only, as many as it says, and nothing of
+ * another file past them.
+ */
+TEST_F_TIMEOUT(race, dst_fault, RACE_TIMEOUT)
+{
+	struct race *rc = &self->rc;
+	const char *why;
+
+	rc->dst_fault = true;
+	race_add(rc, "overwrite", op_overwrite, 0);
+	race_add(rc, "dst_pageout", op_dst_pageout, 1);
+	race_add(rc, "dst_migrate", op_dst_migrate, 1);
+	race_prepare(_metadata, rc);
+	if (!race_have_swap())
+		race_disable(rc, "dst_pageout", "no active swap area");
+	why = race_nodes(rc);
+	if (why)
+		race_disable(rc, "dst_migrate", why);
+	race_count(rc, "pswpout");
+	race_count(rc, "pgmigrate_success");
+	race_run(_metadata, rc);
+	ksft_print_msg("dst: %llu reads to unfaulted buffers, %llu faulted; %llu pages moved\n",
+		       (unsigned long long)rc->dst_reads,
+		       (unsigned long long)rc->dst_faulted,
+		       (unsigned long long)rc->dst_moved);
+	if (race_skipped(_metadata))
+		return;
+	ASSERT_LT(0, rc->dst_faulted)
+		TH_LOG("no read faulted in its destination buffer");
+}
+
+/*
  * Offline and online the memory blocks under the file.  The allocator keeps
  * the file in one block per node, often one that cannot go offline: it
  * spans zones, holds boot-time allocations or a hole.  The guests boot
@@ -1854,6 +2306,48 @@ TEST_F_TIMEOUT(race, memory_offline, RACE_TIMEOUT)
 	if (!rc->offlined)
 		SKIP(return, "no block under the file went offline in %llu tries (see the counts above)",
 		     (unsigned long long)rc->offline_tries);
+}
+
+/*
+ * Soft offline pages of the file (MADV_SOFT_OFFLINE through a shared
+ * mapping) while readers run and the file is overwritten: the kernel
+ * splits a large folio, migrates the page to a new one and takes the old
+ * one out of use.  Off unless $PAGECACHE_HWPOISON=1: the old pages stay
+ * poisoned until reboot (SOFT_OFFLINE_MAX per race at most).
+ */
+TEST_F_TIMEOUT(race, soft_offline, RACE_TIMEOUT)
+{
+	const char *env = getenv(PC_ENV_HWPOISON);
+	struct race *rc = &self->rc;
+	void *probe;
+
+	if (!env || strcmp(env, "1"))
+		SKIP(return, "soft offline poisons pages until reboot: set %s=1 where fine",
+		     PC_ENV_HWPOISON);
+	if (!pc_is_root())
+		SKIP(return, "MADV_SOFT_OFFLINE needs CAP_SYS_ADMIN");
+	/* Zero length: EINVAL without CONFIG_MEMORY_FAILURE, else nothing */
+	probe = mmap(NULL, self->b.page_size, PROT_READ,
+		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, probe);
+	if (madvise(probe, 0, MADV_SOFT_OFFLINE)) {
+		munmap(probe, self->b.page_size);
+		SKIP(return, "MADV_SOFT_OFFLINE: %s (no CONFIG_MEMORY_FAILURE?)",
+		     strerror(errno));
+	}
+	munmap(probe, self->b.page_size);
+	race_add(rc, "soft_offline", op_soft_offline, 0);
+	race_add(rc, "overwrite", op_overwrite, 0);
+	race_prepare(_metadata, rc);
+	ASSERT_NE(NULL, rc->map);
+	race_run(_metadata, rc);
+	ksft_print_msg("soft offline: %llu pages offlined, %llu not (EBUSY or EIO)\n",
+		       (unsigned long long)rc->soft_offlined,
+		       (unsigned long long)rc->soft_busy);
+	if (race_skipped(_metadata))
+		return;
+	ASSERT_LT(0, rc->soft_offlined)
+		TH_LOG("no page of the file was soft offlined");
 }
 
 TEST_F_TIMEOUT(race, large_folio_split, RACE_TIMEOUT)
@@ -1976,6 +2470,75 @@ TEST_F_TIMEOUT(race, folio_shape_migrate, RACE_TIMEOUT)
 	race_run(_metadata, rc);
 	ASSERT_LT(0, rc->sh.n[SH_MOVED])
 		TH_LOG("move_pages never moved the large folio");
+}
+
+/*
+ * The shape races on an order 4 folio of shmem, which the lockless read
+ * meets at more places in a file than PMD-sized ones: it is split through
+ * debugfs (where debugfs takes writes), a hole is punched into it or the
+ * file is truncated into it, and it is built again by punching and
+ * writing its range.  Requires splits (where tried), punches and
+ * truncates of the folio.
+ */
+TEST_F_TIMEOUT(race, folio_shape_mthp, RACE_TIMEOUT)
+{
+	struct race *rc = &self->rc;
+	struct shape *sh = &rc->sh;
+	size_t pg = self->b.page_size;
+	bool split = false;
+	char cmd[160];
+	int i;
+
+	if (self->b.type != PC_TMPFS_HUGE && self->b.type != PC_MEMFD)
+		SKIP(return, "%s: shmem builds this folio (tmpfs huge=always, memfd)",
+		     self->b.name);
+	rc->zeros_ok = true;
+	rc->size_varies = true;
+	race_add(rc, "split_huge_pages", op_shape_split, 0);
+	race_add(rc, "punch_hole", op_shape_punch, 0);
+	race_add(rc, "truncate", op_shape_truncate, 0);
+	if (!shape_prepare_mthp(_metadata, rc))
+		return;
+	/* Does debugfs split the folio, and does it come back? */
+	snprintf(cmd, sizeof(cmd), "%s,0x%llx,0x%llx,0", sh->path,
+		 (unsigned long long)(sh->fpos / pg),
+		 (unsigned long long)((sh->fpos + sh->fsize) / pg));
+	if (!shape_debugfs()) {
+		race_disable(rc, "split_huge_pages",
+			     "no " SPLIT_DEBUGFS " (CONFIG_DEBUG_FS)");
+	} else {
+		for (i = 0; i < 3 && shape_order(rc, sh->fpos); i++) {
+			if (!pc_write_file(SPLIT_DEBUGFS, cmd))
+				continue;
+			ASSERT_TRUE(errno == EPERM || errno == EACCES)
+				TH_LOG("write %s to " SPLIT_DEBUGFS ": %s", cmd,
+				       strerror(errno));
+			/* Kernel lockdown, or a container's debugfs */
+			race_disable(rc, "split_huge_pages",
+				     "debugfs refuses writes");
+			break;
+		}
+		split = !shape_order(rc, sh->fpos);
+		if (i == 3)
+			ASSERT_TRUE(split) TH_LOG("%s did not split the folio",
+						  cmd);
+		if (split)
+			ASSERT_EQ(1, shape_ready(rc))
+				TH_LOG("the order %d folio was not built again",
+				       MTHP_ORDER);
+	}
+	race_count(rc, RACE_CNT_MTHP_SPLIT);
+	race_run(_metadata, rc);
+	if (race_skipped(_metadata))
+		return;
+	ASSERT_LT(0, sh->n[SH_PUNCHED])
+		TH_LOG("no hole punched into the folio");
+	ASSERT_LT(0, sh->n[SH_TRUNCATED])
+		TH_LOG("no truncate into the folio");
+	if (split)
+		ASSERT_LT(0, sh->n[SH_SPLIT_0] + sh->n[SH_SPLIT_MID] +
+			  sh->n[SH_SPLIT_BUDDY])
+			TH_LOG("no write to " SPLIT_DEBUGFS " split the folio");
 }
 
 /*
