@@ -14,7 +14,7 @@
  *
  * Output: one CSV line (-H prints the header first)
  *   fs,procs,seconds,files,deferred_kib,samples,max_gap_us,peak_kib,
- *   median_kib,back_us,expedited,bound_kib
+ *   median_kib,back_us,expedited,throttled,limit_kib,bound_kib,bound_held
  * deferred_kib: what was deferred during the storm in all; peak_kib and median_kib:
  * of the samples during the storm, above the level before it; max_gap_us:
  * the longest time between two samples (a late sampler misses peaks);
@@ -22,9 +22,9 @@
  * level before it, -1 if that did not happen within -T seconds;
  * expedited: batches that passed mm/rcu_free.c's limit on the pages in
  * flight (pgcache_rcu_expedited, 0 on kernels without it); throttled:
- * times a freeing task waited, or reclaim kept a flagged folio, past that
- * limit (pgcache_rcu_throttled, 0 without it); limit_kib: that limit,
- * 1/256 of MemTotal and at least 8 MiB; bound_kib: the bound that the
+ * times a freeing task waited past that limit (pgcache_rcu_throttled, 0
+ * without it); limit_kib: that limit, 1/256 of MemTotal and at least
+ * 8 MiB; bound_kib: the bound that the
  * series states for what waits for a grace period (deferred and not
  * freed) while only paths that wait past the limit free flagged folios:
  * the limit, plus one chain per possible CPU (2 MiB plus one folio), plus

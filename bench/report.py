@@ -509,8 +509,8 @@ def uml_vmstat(resdir, kernels):
 HELD_BOUND = ("a CPU's chain is handed to RCU at 64 folios or 2 MiB; past the limit, 1/256 "
               "of RAM (at least 8 MiB) in flight, batches wait for an expedited grace "
               "period in a worker (`expedited`: such batches during the storm), and "
-              "truncation waits after each batch until what is in flight is under the "
-              "limit again (`throttled`: such waits).  The stated bound is the limit, "
+              "truncation waits after a batch with flagged folios until half the limit "
+              "or less is in flight (`throttled`: such waits).  The stated bound is the limit, "
               "plus a chain per CPU (2 MiB and one folio), plus a batch of freed folios "
               "per storm process (here at most the 256 KiB file); bound held: every "
               "sample of every run at or under it")

@@ -14,8 +14,7 @@
 # size that a split may be rewriting, keep the memcg charge of a
 # poisoned folio that is not deferred, drain before the OOM path's early
 # exits and call that progress, let a task free past the limit on the
-# pages in flight without waiting, let reclaim free flagged folios past
-# it).
+# pages in flight without waiting).
 # For each: commit it on top of branch `work` as refs/mutants/NAME (the
 # working tree is not touched), build it (guest config, or debug where the
 # patch says "# config: debug"; "# config: kunit": only scripts/kunit.sh on

@@ -102,7 +102,8 @@ struct race_op {
 
 /* Why a memory block did not go offline (struct race's offline_why[]). */
 enum {
-	OFF_SPANS, OFF_TIMEOUT, OFF_BUSY, OFF_EIO, OFF_EINVAL, OFF_OTHER,
+	OFF_SPANS, OFF_TIMEOUT, OFF_BUSY, OFF_EIO, OFF_EINVAL, OFF_HWPOISON,
+	OFF_OTHER,
 	OFF_NR
 };
 
@@ -993,7 +994,8 @@ static int op_migrate(struct race *rc, struct pc_rng *r)
 #define MEMORY_SYSFS	"/sys/devices/system/memory"
 
 static const char *const off_why[OFF_NR] = {
-	"spans zones", "timeout", "EBUSY", "EIO", "EINVAL", "EINTR/EAGAIN",
+	"spans zones", "timeout", "EBUSY", "EIO", "EINVAL",
+	"EHWPOISON (a soft-offlined page)", "EINTR/EAGAIN",
 };
 
 /*
@@ -1059,13 +1061,14 @@ static int op_offline(struct race *rc, struct pc_rng *r)
 	 * The alarm: migration did not finish in time.  EBUSY: unmovable
 	 * pages (boot-time allocations at the top of a node too), EIO:
 	 * migration failed, EINVAL: the block has a hole (QEMU's last block
-	 * does), is offline already, or no CONFIG_MEMORY_HOTREMOVE, EINTR: a
-	 * signal.
+	 * does), is offline already, or no CONFIG_MEMORY_HOTREMOVE,
+	 * EHWPOISON: the block holds a poisoned page (soft_offline before),
+	 * EINTR: a signal.
 	 */
 	err = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 	why = err < 0 ? OFF_TIMEOUT : err == EBUSY ? OFF_BUSY :
 	      err == EIO ? OFF_EIO : err == EINVAL ? OFF_EINVAL :
-	      err == EINTR || err == EAGAIN ? OFF_OTHER : -1;
+	      err == EHWPOISON ? OFF_HWPOISON : err == EINTR || err == EAGAIN ? OFF_OTHER : -1;
 	if (err && why < 0)
 		return -err;
 	if (err) {
