@@ -995,7 +995,7 @@ static int op_migrate(struct race *rc, struct pc_rng *r)
 
 static const char *const off_why[OFF_NR] = {
 	"spans zones", "timeout", "EBUSY", "EIO", "EINVAL",
-	"EHWPOISON (a soft-offlined page)", "EINTR/EAGAIN",
+	"a poisoned page (soft_offline)", "EINTR/EAGAIN",
 };
 
 /*
@@ -1006,6 +1006,33 @@ static const char *const off_why[OFF_NR] = {
  * an alarm, since offline_pages() retries until a signal if a page cannot
  * be migrated.
  */
+/*
+ * Whether memory block @block has a poisoned page (soft_offline leaves
+ * them): it would go offline, but not online again (EHWPOISON).
+ */
+static bool offline_block_poisoned(struct race *rc, unsigned long long block)
+{
+	unsigned long long pfn = block * rc->block_size / rc->b->page_size;
+	unsigned long long n = rc->block_size / rc->b->page_size, i;
+	uint64_t kpf[512];
+	bool poisoned = false;
+	int fd = open("/proc/kpageflags", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return false;
+	for (i = 0; i < n && !poisoned; i += ARRAY_SIZE(kpf)) {
+		ssize_t got = pread(fd, kpf, sizeof(kpf), (pfn + i) * sizeof(*kpf));
+		ssize_t j;
+
+		for (j = 0; j < got / (ssize_t)sizeof(*kpf); j++)
+			poisoned |= kpf[j] >> KPF_HWPOISON & 1;
+		if (got <= 0)
+			break;
+	}
+	close(fd);
+	return poisoned;
+}
+
 static int op_offline(struct race *rc, struct pc_rng *r)
 {
 	size_t pg = rc->b->page_size, i = pc_rand_below(r, rc->size / pg);
@@ -1036,6 +1063,11 @@ static int op_offline(struct race *rc, struct pc_rng *r)
 	if (pc_read_file(zpath, zone, sizeof(zone)))
 		return 0;	/* not online, or no such block */
 	__atomic_add_fetch(&rc->offline_tries, 1, __ATOMIC_RELAXED);
+	if (offline_block_poisoned(rc, block)) {
+		__atomic_add_fetch(&rc->offline_why[OFF_HWPOISON], 1,
+				   __ATOMIC_RELAXED);
+		return 0;
+	}
 	if (!strncmp(zone, "none", 4)) {
 		/* Never goes offline: do not bother the kernel. */
 		__atomic_add_fetch(&rc->offline_why[OFF_SPANS], 1,
@@ -1062,8 +1094,8 @@ static int op_offline(struct race *rc, struct pc_rng *r)
 	 * pages (boot-time allocations at the top of a node too), EIO:
 	 * migration failed, EINVAL: the block has a hole (QEMU's last block
 	 * does), is offline already, or no CONFIG_MEMORY_HOTREMOVE,
-	 * EHWPOISON: the block holds a poisoned page (soft_offline before),
-	 * EINTR: a signal.
+	 * EHWPOISON: a page of the block was poisoned meanwhile, EINTR: a
+	 * signal.
 	 */
 	err = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 	why = err < 0 ? OFF_TIMEOUT : err == EBUSY ? OFF_BUSY :
@@ -1565,56 +1597,70 @@ FIXTURE_VARIANT_ADD(race, memfd)
 	.backing = PC_MEMFD,
 };
 
-FIXTURE_SETUP(race)
+/* What every race fixture sets up: the backing, and the race state. */
+static void race_common_setup(struct __test_metadata *_metadata,
+			      struct pc_backing *b, struct race *rc,
+			      enum pc_backing_type backing)
 {
 	char reason[PC_REASON_LEN];
 	int ret;
 
-	memset(&self->rc, 0, sizeof(self->rc));
-	self->rc.fd = -1;
-	ret = pc_backing_setup(&self->b, variant->backing, reason);
+	memset(rc, 0, sizeof(*rc));
+	rc->fd = -1;
+	ret = pc_backing_setup(b, backing, reason);
 	if (ret == KSFT_SKIP)
 		SKIP(return, "%s", reason);
 	ASSERT_EQ(0, ret) TH_LOG("%s", reason);
-	pthread_mutex_init(&self->rc.lock, NULL);
-	self->rc.md = _metadata;
-	self->rc.b = &self->b;
-	self->rc.next_fid = 2;
-	self->rc.sh.pagemap_fd = -1;
-	self->rc.sh.kpf_fd = -1;
+	pthread_mutex_init(&rc->lock, NULL);
+	rc->md = _metadata;
+	rc->b = b;
+	rc->next_fid = 2;
+	rc->sh.pagemap_fd = -1;
+	rc->sh.kpf_fd = -1;
 	/* Every race must see reads served by the lockless path. */
-	self->rc.saved_fast = pc_fast_read_get();
-	if (self->rc.saved_fast == 1 ||
-	    (self->rc.saved_fast == 0 && !pc_fast_read_set(1)))
-		self->rc.fast_on = true;
-	race_count(&self->rc, PC_VMSTAT_FAST_READ);
-	race_count(&self->rc, PC_VMSTAT_FAST_READ_CHANGED);
+	rc->saved_fast = pc_fast_read_get();
+	if (rc->saved_fast == 1 ||
+	    (rc->saved_fast == 0 && !pc_fast_read_set(1)))
+		rc->fast_on = true;
+	race_count(rc, PC_VMSTAT_FAST_READ);
+	race_count(rc, PC_VMSTAT_FAST_READ_CHANGED);
 	/* Modest sizes: this must finish on slow emulated CPUs. */
-	self->rc.size = variant->backing == PC_TMPFS_HUGE ? self->b.folio_size :
-			variant->backing == PC_XFS ? 2 << 20 : 1 << 20;
+	rc->size = backing == PC_TMPFS_HUGE ? b->folio_size :
+		   backing == PC_XFS ? 2 << 20 : 1 << 20;
 }
 
-FIXTURE_TEARDOWN(race)
-{
-	struct shape *sh = &self->rc.sh;
 
-	memcg_leave(&self->rc);
-	if (self->rc.map)
-		munmap(self->rc.map, self->rc.size);
-	if (self->rc.fd >= 0)
-		close(self->rc.fd);
-	pc_backing_teardown(&self->b);
+static void race_common_teardown(struct pc_backing *b, struct race *rc)
+{
+	struct shape *sh = &rc->sh;
+
+	memcg_leave(rc);
+	if (rc->map)
+		munmap(rc->map, rc->size);
+	if (rc->fd >= 0)
+		close(rc->fd);
+	pc_backing_teardown(b);
 	if (sh->pagemap_fd >= 0)
 		close(sh->pagemap_fd);
 	if (sh->kpf_fd >= 0)
 		close(sh->kpf_fd);
 	free(sh->buf);
-	free(self->rc.ref);
+	free(rc->ref);
 	if (sh->shmem_enabled[0])
 		pc_write_file(MTHP_SYSFS "shmem_enabled", sh->shmem_enabled);
 	/* race.fast_flip may have left it either way. */
-	if (self->rc.saved_fast >= 0)
-		pc_fast_read_set(self->rc.saved_fast);
+	if (rc->saved_fast >= 0)
+		pc_fast_read_set(rc->saved_fast);
+}
+
+FIXTURE_SETUP(race)
+{
+	race_common_setup(_metadata, &self->b, &self->rc, variant->backing);
+}
+
+FIXTURE_TEARDOWN(race)
+{
+	race_common_teardown(&self->b, &self->rc);
 }
 
 static void race_add(struct race *rc, const char *name,
@@ -2318,41 +2364,6 @@ TEST_F_TIMEOUT(race, memory_offline, RACE_TIMEOUT)
  * one out of use.  Off unless $PAGECACHE_HWPOISON=1: the old pages stay
  * poisoned until reboot (SOFT_OFFLINE_MAX per race at most).
  */
-TEST_F_TIMEOUT(race, soft_offline, RACE_TIMEOUT)
-{
-	const char *env = getenv(PC_ENV_HWPOISON);
-	struct race *rc = &self->rc;
-	void *probe;
-
-	if (!env || strcmp(env, "1"))
-		SKIP(return, "soft offline poisons pages until reboot: set %s=1 where fine",
-		     PC_ENV_HWPOISON);
-	if (!pc_is_root())
-		SKIP(return, "MADV_SOFT_OFFLINE needs CAP_SYS_ADMIN");
-	/* Zero length: EINVAL without CONFIG_MEMORY_FAILURE, else nothing */
-	probe = mmap(NULL, self->b.page_size, PROT_READ,
-		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(MAP_FAILED, probe);
-	if (madvise(probe, 0, MADV_SOFT_OFFLINE)) {
-		munmap(probe, self->b.page_size);
-		SKIP(return, "MADV_SOFT_OFFLINE: %s (no CONFIG_MEMORY_FAILURE?)",
-		     strerror(errno));
-	}
-	munmap(probe, self->b.page_size);
-	race_add(rc, "soft_offline", op_soft_offline, 0);
-	race_add(rc, "overwrite", op_overwrite, 0);
-	race_prepare(_metadata, rc);
-	ASSERT_NE(NULL, rc->map);
-	race_run(_metadata, rc);
-	ksft_print_msg("soft offline: %llu pages offlined, %llu not (EBUSY or EIO)\n",
-		       (unsigned long long)rc->soft_offlined,
-		       (unsigned long long)rc->soft_busy);
-	if (race_skipped(_metadata))
-		return;
-	ASSERT_LT(0, rc->soft_offlined)
-		TH_LOG("no page of the file was soft offlined");
-}
-
 TEST_F_TIMEOUT(race, large_folio_split, RACE_TIMEOUT)
 {
 	struct race *rc = &self->rc;
@@ -2561,6 +2572,92 @@ TEST_F_TIMEOUT(race, reuse_leak, RACE_TIMEOUT)
 	race_add(rc, "secret_fill", op_secret_fill, 1);
 	race_prepare(_metadata, rc);
 	race_run(_metadata, rc);
+}
+
+/*
+ * Races that poison pages for good (until reboot: the test guests have no
+ * unpoison) have their own fixture, which the harness runs after every
+ * variant of race: a memory block with a poisoned page goes offline but
+ * not online again, so race.*.memory_offline leaves such blocks alone and
+ * would have little left to try.
+ */
+FIXTURE(race_poison) {
+	struct pc_backing b;
+	struct race rc;
+};
+
+FIXTURE_VARIANT(race_poison) {
+	enum pc_backing_type backing;
+};
+
+FIXTURE_VARIANT_ADD(race_poison, ext4)
+{
+	.backing = PC_EXT4,
+};
+
+FIXTURE_VARIANT_ADD(race_poison, xfs)
+{
+	.backing = PC_XFS,
+};
+
+FIXTURE_VARIANT_ADD(race_poison, tmpfs)
+{
+	.backing = PC_TMPFS,
+};
+
+FIXTURE_VARIANT_ADD(race_poison, tmpfs_huge)
+{
+	.backing = PC_TMPFS_HUGE,
+};
+
+FIXTURE_VARIANT_ADD(race_poison, memfd)
+{
+	.backing = PC_MEMFD,
+};
+
+FIXTURE_SETUP(race_poison)
+{
+	race_common_setup(_metadata, &self->b, &self->rc, variant->backing);
+}
+
+FIXTURE_TEARDOWN(race_poison)
+{
+	race_common_teardown(&self->b, &self->rc);
+}
+
+TEST_F_TIMEOUT(race_poison, soft_offline, RACE_TIMEOUT)
+{
+	const char *env = getenv(PC_ENV_HWPOISON);
+	struct race *rc = &self->rc;
+	void *probe;
+
+	if (!env || strcmp(env, "1"))
+		SKIP(return, "soft offline poisons pages until reboot: set %s=1 where fine",
+		     PC_ENV_HWPOISON);
+	if (!pc_is_root())
+		SKIP(return, "MADV_SOFT_OFFLINE needs CAP_SYS_ADMIN");
+	/* Zero length: EINVAL without CONFIG_MEMORY_FAILURE, else nothing */
+	probe = mmap(NULL, self->b.page_size, PROT_READ,
+		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, probe);
+	if (madvise(probe, 0, MADV_SOFT_OFFLINE)) {
+		munmap(probe, self->b.page_size);
+		SKIP(return, "MADV_SOFT_OFFLINE: %s (no CONFIG_MEMORY_FAILURE?)",
+		     strerror(errno));
+	}
+	munmap(probe, self->b.page_size);
+	race_add(rc, "soft_offline", op_soft_offline, 0);
+	race_add(rc, "overwrite", op_overwrite, 0);
+	race_prepare(_metadata, rc);
+	ASSERT_NE(NULL, rc->map);
+	race_run(_metadata, rc);
+	ksft_print_msg("soft offline: %llu pages offlined, %llu not (EBUSY or EIO)\n",
+		       (unsigned long long)rc->soft_offlined,
+		       (unsigned long long)rc->soft_busy);
+	if (race_skipped(_metadata))
+		return;
+	ASSERT_LT(0, rc->soft_offlined)
+		TH_LOG("no page of the file was soft offlined");
 }
 
 TEST_HARNESS_MAIN
