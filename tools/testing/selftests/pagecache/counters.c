@@ -540,7 +540,7 @@ static int mk_flagged(int fd, size_t pg)
 	if (map == MAP_FAILED)
 		return -1;
 	for (i = 0; i < MK_PAGES && n >= 0; i++) {
-		(void)*(volatile uint8_t *)(map + i * pg);
+		__atomic_load_n(map + i * pg, __ATOMIC_RELAXED);
 		if (pc_pfn(map + i * pg, &pfn) || pc_kpageflags(pfn, &kpf))
 			n = -1;
 		else

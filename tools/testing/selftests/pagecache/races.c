@@ -1629,7 +1629,6 @@ static void race_common_setup(struct __test_metadata *_metadata,
 		   backing == PC_XFS ? 2 << 20 : 1 << 20;
 }
 
-
 static void race_common_teardown(struct pc_backing *b, struct race *rc)
 {
 	struct shape *sh = &rc->sh;
