@@ -170,7 +170,7 @@ guest_selftests() {
 	"$TOP/scripts/vm" --kernel "$BUILD/images/final/$CONFIG/bzImage" --quiet \
 		--cpus 2 --numa 2 --mem 2G --swap 256 --disk ext4 --disk xfs \
 		--timeout "${GUEST_TIMEOUT:-1200}" --console-log "$LOGDIR/console-$1.log" \
-		--append "movablecore=25% ${2:-}" -- env PAGECACHE_HWPOISON=1 PAGECACHE_OFFLINE=1 \
+		--append "movablecore=25% ${2:-}" -- env BUILD="$BUILD" PAGECACHE_HWPOISON=1 PAGECACHE_OFFLINE=1 \
 		PAGECACHE_PROGS="${3:-}" sh -c "${4:-}$TOP/scripts/selftests.sh run"
 }
 tap "selftests in the guest ($CONFIG kernel, fast path on)" guest_selftests on

@@ -9,7 +9,10 @@
 #               process per CPU while the N-1 others go offline and online,
 #               eight at a time, round robin; deferred and freed must meet
 #               exactly with the last eight offline), then the races (ext4
-#               and tmpfs; N/4 readers).
+#               and tmpfs; N/4 readers), then bench/held-guest.sh: the
+#               memory held back during a storm of N processes on tmpfs and
+#               huge tmpfs, sampled every millisecond, within the bound the
+#               series states in every sample.
 #   qemu-rt     the same on the rt config (PREEMPT_RT, lockdep, KUnit):
 #               also the series' KUnit test of mm/rcu_free.c at boot (the
 #               chain of a CPU going offline, the drain of every CPU).
@@ -80,6 +83,9 @@ SERIES=$("$TOP/bench/series-hash.sh")
 HEAD=$(git -C "$TOP" rev-parse HEAD)
 
 "$TOP/scripts/selftests.sh" build >/dev/null
+# bench/heldback.c for the QEMU guests (bench/held-guest.sh)
+make -s -C "$TOP/bench" O="$BUILD/bench" "$BUILD/bench/heldback" >/dev/null ||
+	die "bench/heldback.c did not build"
 
 # verdict NAME LOG RC: one TAP line for a run, and its numbers in summary.
 verdict() {
@@ -97,7 +103,7 @@ verdict() {
 		echo "## $name: exit $rc, $(grep -cE '^ok ' "$log" || true) ok, $nf not ok"
 		echo
 		echo '```'
-		grep -E 'CPUs in /proc/cpuinfo|^not ok |^# .*(cycles|in flight|readers|foreign=)|^ok - kunit|^pgcache_rcu|^vm: (command|error)' "$log" |
+		grep -E 'CPUs in /proc/cpuinfo|^not ok |^# .*(cycles|in flight|readers|foreign=)|^ok - kunit|^pgcache_rcu|^HELD,|^vm: (command|error)' "$log" |
 			sed 's/^# //' | head -200
 		echo '```'
 		echo
@@ -109,15 +115,18 @@ verdict() {
 qemu() {
 	local name=$1 cfg=$2 log=$OUT/logs/$1.log rc=0 t=$SECONDS races=''
 	[ "$RACES" = 1 ] && races="cd '$BUILD/ksft/pagecache' && echo '# races$VFLAGS' && ./races$VFLAGS || rc=1;"
+	# Memory held back during a storm of one process per CPU, sampled
+	# every millisecond: every sample within the stated bound.
+	held="echo '# heldback'; '$TOP/bench/held-guest.sh' '$BUILD/bench/heldback' || rc=1;"
 	"$TOP/scripts/build.sh" "$cfg" "$REF" "$LABEL" >"$OUT/logs/$name-build.log" 2>&1 ||
 		{ FAIL=$((FAIL + 1)) BROKEN=$((BROKEN + 1)); echo "not ok - $name: build failed ($OUT/logs/$name-build.log)"; return; }
 	"$TOP/scripts/vm" --kernel "$BUILD/images/$LABEL/$cfg/bzImage" --quiet \
 		--cpus "$CPUS" --numa 2 --mem 4G --swap 256 --disk ext4 --disk xfs \
 		--timeout "${MANY_TIMEOUT:-3600}" --console-log "$OUT/logs/$name-console.log" \
 		--append "movablecore=25% rcupdate.rcu_cpu_stall_timeout=60" -- \
-		env PAGECACHE_PROGS=counters PAGECACHE_READERS="$READERS" \
+		env BUILD="$BUILD" PAGECACHE_PROGS=counters PAGECACHE_READERS="$READERS" \
 		PAGECACHE_RACE_SECONDS="$SECS" PAGECACHE_OFFLINE=1 \
-		sh -c "'$TOP/scripts/selftests.sh' run; rc=\$?; $races grep pgcache_rcu /proc/vmstat; exit \$rc" \
+		sh -c "'$TOP/scripts/selftests.sh' run; rc=\$?; $races $held grep pgcache_rcu /proc/vmstat; exit \$rc" \
 		>"$log" 2>&1 || rc=$?
 	verdict "$name: QEMU/TCG -smp $CPUS, $cfg config ($((SECONDS - t)) s)" "$log" "$rc"
 }

@@ -14,7 +14,9 @@
 # size that a split may be rewriting, keep the memcg charge of a
 # poisoned folio that is not deferred, drain before the OOM path's early
 # exits and call that progress, let a task free past the limit on the
-# pages in flight without waiting).
+# pages in flight without waiting, drain for a memcg charge whatever
+# cgroup the deferred folios are charged to, hold a tmpfs read's folio
+# batch across faults on the user's buffer).
 # For each: commit it on top of branch `work` as refs/mutants/NAME (the
 # working tree is not touched), build it (guest config, or debug where the
 # patch says "# config: debug"; "# config: kunit": only scripts/kunit.sh on
@@ -113,7 +115,7 @@ for name in $names; do
 	"$TOP/scripts/vm" --kernel "$BUILD/images/mutant-$name/$cfg/bzImage" --quiet \
 		--cpus 2 --numa 2 --mem 2G --swap 256 --disk ext4 --disk xfs \
 		--timeout "${GUEST_TIMEOUT:-1800}" --console-log "$LOGDIR/$name.console" \
-		--append "movablecore=25%" -- env PAGECACHE_RACE_SECONDS="${secs:-2}" PAGECACHE_PROGS="$progs" PAGECACHE_PROG_ARGS="$pargs" PAGECACHE_HWPOISON=1 PAGECACHE_OFFLINE=1 "$TOP/scripts/selftests.sh" run \
+		--append "movablecore=25%" -- env BUILD="$BUILD" PAGECACHE_RACE_SECONDS="${secs:-2}" PAGECACHE_PROGS="$progs" PAGECACHE_PROG_ARGS="$pargs" PAGECACHE_HWPOISON=1 PAGECACHE_OFFLINE=1 "$TOP/scripts/selftests.sh" run \
 		>"$LOGDIR/$name.log" 2>&1
 	rc=$?
 	set -e

@@ -20,8 +20,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -467,7 +469,7 @@ TEST_F_TIMEOUT(cnt, memcg_storm, 120)
 {
 	char cg[PC_PATH_LEN], p[PC_PATH_LEN + 32], buf[64];
 	char reason[PC_REASON_LEN];
-	uint64_t d0, d1, oom = 0, kills = 0, peak = 0;
+	uint64_t d0, d1, r0, r1, oom = 0, kills = 0, peak = 0;
 	int i, status, step;
 	bool has_oom;
 	double end;
@@ -483,6 +485,7 @@ TEST_F_TIMEOUT(cnt, memcg_storm, 120)
 	pc_cgroup_write(cg, "memory.swap.max", "0\n");
 
 	d0 = cnt_get(_metadata, PC_VMSTAT_RCU_DEFERRED);
+	r0 = cnt_get(_metadata, PC_VMSTAT_RCU_DRAINS);
 	child = fork();
 	ASSERT_LE(0, child);
 	if (!child) {
@@ -499,6 +502,7 @@ TEST_F_TIMEOUT(cnt, memcg_storm, 120)
 	}
 	ASSERT_EQ(child, waitpid(child, &status, 0));
 	d1 = cnt_get(_metadata, PC_VMSTAT_RCU_DEFERRED);
+	r1 = cnt_get(_metadata, PC_VMSTAT_RCU_DRAINS);
 	snprintf(p, sizeof(p), "%s/memory.events", cg);
 	has_oom = !pc_read_key(p, "oom", &oom);
 	pc_read_key(p, "oom_kill", &kills);
@@ -506,10 +510,11 @@ TEST_F_TIMEOUT(cnt, memcg_storm, 120)
 	if (!pc_read_file(p, buf, sizeof(buf)))
 		peak = strtoull(buf, NULL, 10);
 	rmdir(cg);
-	ksft_print_msg("%s: memory.max %d KiB, peak %llu KiB; %s +%llu; oom %llu, oom_kill %llu\n",
+	ksft_print_msg("%s: memory.max %d KiB, peak %llu KiB; %s +%llu; %s +%llu; oom %llu, oom_kill %llu\n",
 		       self->b.name, MC_MAX >> 10,
 		       (unsigned long long)peak >> 10, PC_VMSTAT_RCU_DEFERRED,
-		       (unsigned long long)(d1 - d0), (unsigned long long)oom,
+		       (unsigned long long)(d1 - d0), PC_VMSTAT_RCU_DRAINS,
+		       (unsigned long long)(r1 - r0), (unsigned long long)oom,
 		       (unsigned long long)kills);
 	ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status))
 		TH_LOG("the storm in the cgroup %s (status 0x%x: step %d of cnt_storm_file(), 100: joining the cgroup)",
@@ -520,6 +525,97 @@ TEST_F_TIMEOUT(cnt, memcg_storm, 120)
 				 (unsigned long long)oom,
 				 (unsigned long long)kills);
 	ASSERT_LT(0, d1 - d0) TH_LOG("no folio freed through RCU during the storm");
+}
+
+#define MD_MAX		(4 << 20)
+#define MD_HOG		(64UL << 20)
+
+/*
+ * A memcg at its limit with no deferred folio charged to it does not wait
+ * for other cgroups' deferred folios: while a truncate storm runs outside
+ * it, children that allocate anonymous memory past its memory.max (no
+ * swap) are OOM-killed, and pgcache_rcu_drains, the drains that waited for
+ * batches in flight, does not move.  Nothing else here drains (no
+ * system-wide memory pressure).  memcg_storm shows that a memcg whose
+ * own deferred folios hold its charge still waits for them.
+ */
+TEST_F_TIMEOUT(cnt, memcg_drain_own, 120)
+{
+	char cg[PC_PATH_LEN], p[PC_PATH_LEN + 32], buf[64];
+	char reason[PC_REASON_LEN];
+	uint64_t d0, d1, r0, r1, kills = 0;
+	int i, status, hogs = 0, killed = 0;
+	pid_t storm, hog;
+	double end;
+
+	if (pc_memcg_create(cg, sizeof(cg), "pagecache_md", reason))
+		SKIP(return, "%s", reason);
+	snprintf(buf, sizeof(buf), "%d\n", MD_MAX);
+	if (pc_cgroup_write(cg, "memory.max", buf) ||
+	    pc_cgroup_write(cg, "memory.swap.max", "0\n")) {
+		rmdir(cg);
+		SKIP(return, "cannot set %s/memory.max and memory.swap.max", cg);
+	}
+
+	d0 = cnt_get(_metadata, PC_VMSTAT_RCU_DEFERRED);
+	r0 = cnt_get(_metadata, PC_VMSTAT_RCU_DRAINS);
+	storm = fork();
+	ASSERT_LE(0, storm);
+	if (!storm) {
+		end = pc_now() + pc_race_seconds();
+		for (i = 0; pc_now() < end; i++) {
+			int step = cnt_storm_file(&self->b, "mdstorm",
+						  self->buf, CNT_SIZE / 4, 4, i);
+
+			if (step)
+				_exit(step);
+		}
+		_exit(0);
+	}
+	/* OOM kills in the cgroup for as long as the storm runs */
+	while (waitpid(storm, &status, WNOHANG) == 0) {
+		hog = fork();
+		ASSERT_LE(0, hog);
+		if (!hog) {
+			char *mem;
+			size_t off;
+
+			if (pc_cgroup_move(cg, 0))
+				_exit(100);
+			mem = mmap(NULL, MD_HOG, PROT_READ | PROT_WRITE,
+				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			if (mem == MAP_FAILED)
+				_exit(101);
+			for (off = 0; off < MD_HOG; off += 4096)
+				mem[off] = 1;
+			_exit(0);
+		}
+		ASSERT_EQ(hog, waitpid(hog, &i, 0));
+		hogs++;
+		if (WIFSIGNALED(i) && WTERMSIG(i) == SIGKILL)
+			killed++;
+		else
+			TH_LOG("a child allocating %lu MiB in a cgroup of %d MiB was not OOM-killed (status 0x%x)",
+			       MD_HOG >> 20, MD_MAX >> 20, i);
+	}
+	d1 = cnt_get(_metadata, PC_VMSTAT_RCU_DEFERRED);
+	r1 = cnt_get(_metadata, PC_VMSTAT_RCU_DRAINS);
+	snprintf(p, sizeof(p), "%s/memory.events", cg);
+	pc_read_key(p, "oom_kill", &kills);
+	rmdir(cg);
+	ksft_print_msg("%s: %d children OOM-killed of %d (oom_kill %llu) during the storm; %s +%llu; %s +%llu\n",
+		       self->b.name, killed, hogs, (unsigned long long)kills,
+		       PC_VMSTAT_RCU_DEFERRED, (unsigned long long)(d1 - d0),
+		       PC_VMSTAT_RCU_DRAINS, (unsigned long long)(r1 - r0));
+	ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status))
+		TH_LOG("the storm failed (status 0x%x: step %d of cnt_storm_file())",
+		       status, WIFEXITED(status) ? WEXITSTATUS(status) : 0);
+	ASSERT_EQ(hogs, killed);
+	ASSERT_LT(0, killed);
+	ASSERT_LT(0, d1 - d0) TH_LOG("no folio freed through RCU during the storm");
+	ASSERT_EQ(0, r1 - r0)
+		TH_LOG("%llu drains for OOMs of a cgroup that had no deferred folio",
+		       (unsigned long long)(r1 - r0));
 }
 
 #define MK_PAGES	16
@@ -609,6 +705,92 @@ TEST_F(cnt, marking_rule)
 	ASSERT_EQ(once_exp, once) TH_LOG("one pass of page reads");
 	ASSERT_EQ(once_exp, stream) TH_LOG("one pass of 512-byte reads");
 	ASSERT_EQ(MK_PAGES, twice) TH_LOG("a second pass must flag every page");
+}
+
+#define LRU_GEN_ENABLED	"/sys/kernel/mm/lru_gen/enabled"
+
+/* Pages flagged in a ramfs file of MK_PAGES pages read @passes times */
+static int mk_ramfs_case(const char *dir, int passes)
+{
+	size_t pg = getpagesize(), len = MK_PAGES * pg, off;
+	char path[PC_PATH_LEN], *buf = malloc(pg);
+	int fd, p, n = -2;
+
+	snprintf(path, sizeof(path), "%s/mkr%d", dir, passes);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0 || !buf)
+		goto out;
+	if (pc_write_pattern(fd, 0, len, PC_MAGIC_DATA, 7, 1))
+		goto out;
+	for (p = 0; p < passes; p++)
+		for (off = 0; off < len; off += pg)
+			if (pread(fd, buf, pg, off) != (ssize_t)pg)
+				goto out;
+	n = mk_flagged(fd, pg);
+out:
+	if (fd >= 0)
+		close(fd);
+	unlink(path);
+	free(buf);
+	return n;
+}
+
+/*
+ * ramfs folios are unevictable, and follow the rule of ext4 with either
+ * LRU: one read flags no page, a second flags every page.  With the
+ * classic LRU, folio_mark_accessed() references them as it does any
+ * folio; MGLRU's lru_gen_inc_refs() leaves folios on the unevictable list
+ * alone, so the marker references them itself (without that, a second
+ * read flagged only the pages that had not reached the LRU at the first:
+ * 3 of 16 in one run).  Checked with whichever LRU runs, and with the
+ * other too where /sys/kernel/mm/lru_gen/enabled can be switched (then
+ * restored).
+ */
+TEST(marking_ramfs)
+{
+	char dir[] = "/tmp/pc_ramfs.XXXXXX", saved[32] = "";
+	int mode, nmodes = 1, once = 0, twice = 0;
+	bool mglru = false, can_switch;
+	uint64_t v;
+
+	if (pc_vmstat(PC_VMSTAT_RCU_DEFERRED, &v))
+		SKIP(return, "/proc/vmstat has no %s (kernel without the series)",
+		     PC_VMSTAT_RCU_DEFERRED);
+	if (!pc_is_root())
+		SKIP(return, "mounting ramfs and page frame numbers need root");
+	ASSERT_NE(NULL, mkdtemp(dir));
+	if (mount("pagecache_ramfs", dir, "ramfs", 0, NULL)) {
+		rmdir(dir);
+		SKIP(return, "mount ramfs: %s", strerror(errno));
+	}
+	if (!pc_read_file(LRU_GEN_ENABLED, saved, sizeof(saved)))
+		mglru = strtoul(saved, NULL, 16) & 1;
+	can_switch = saved[0] && !pc_write_file(LRU_GEN_ENABLED,
+						mglru ? "y" : "n");
+	if (can_switch)
+		nmodes = 2;
+	for (mode = 0; mode < nmodes; mode++) {
+		bool on = mode ? !mglru : mglru;
+
+		if (mode && pc_write_file(LRU_GEN_ENABLED, on ? "y" : "n"))
+			break;
+		once = mk_ramfs_case(dir, 1);
+		twice = mk_ramfs_case(dir, 2);
+		ksft_print_msg("ramfs, %s: pages of %d flagged: read once %d, read twice %d\n",
+			       on ? "MGLRU" : "classic LRU", MK_PAGES, once,
+			       twice);
+		if (once == -1 || twice == -1)
+			break;
+		EXPECT_EQ(0, once) TH_LOG("one pass of page reads");
+		EXPECT_EQ(MK_PAGES, twice)
+			TH_LOG("two passes with %s", on ? "MGLRU" : "the classic LRU");
+	}
+	if (can_switch)
+		pc_write_file(LRU_GEN_ENABLED, saved);
+	umount(dir);
+	rmdir(dir);
+	if (once == -1 || twice == -1)
+		SKIP(return, "no /proc/kpageflags or pagemap PFNs here");
 }
 
 #define HG_NR_HUGEPAGES	"/proc/sys/vm/nr_hugepages"
@@ -932,6 +1114,125 @@ static void mso_round(struct __test_metadata *_metadata,
 			TH_LOG("only %u of %u pages were hot, flagged and dropped by soft offline: the test tests nothing",
 			       res->leaky, MSO_FILES);
 	munmap(res, sizeof(*res));
+}
+
+#define MMG_PAGES	64
+#ifndef MPOL_MF_MOVE
+#define MPOL_MF_MOVE	(1 << 1)
+#endif
+
+/*
+ * The child of memcg_migrate, in the cgroup: a file of MMG_PAGES pages
+ * written, read hot, mapped and moved page by page to the node it is not
+ * on (move_pages()), unmapped and deleted.  *@moved: pages moved, *@hot:
+ * of them, flagged before the move.  Returns 0, or the step that failed.
+ */
+static int mmg_child(struct pc_backing *b, void *buf, unsigned int *moved,
+		     unsigned int *hot)
+{
+	size_t pg = b->page_size, len = MMG_PAGES * pg;
+	void *pages[MMG_PAGES];
+	int nodes[MMG_PAGES], status[MMG_PAGES];
+	char path[PC_PATH_LEN];
+	uint64_t pfn, kpf;
+	uint8_t *map;
+	int fd, i, k;
+
+	fd = pc_backing_create(b, "mmg", 0, path, sizeof(path));
+	if (fd < 0)
+		return 1;
+	if (pc_write_pattern(fd, 0, len, PC_MAGIC_DATA, 7, 1))
+		return 2;
+	for (k = 0; k < 3; k++)
+		if (pread(fd, buf, len, 0) != (ssize_t)len)
+			return 3;
+	map = mmap(NULL, len, PROT_READ, MAP_SHARED | MAP_POPULATE, fd, 0);
+	if (map == MAP_FAILED)
+		return 4;
+	for (i = 0; i < MMG_PAGES; i++)
+		pages[i] = map + i * pg;
+	if (syscall(SYS_move_pages, 0, MMG_PAGES, pages, NULL, status, 0))
+		return 5;
+	for (i = 0; i < MMG_PAGES; i++) {
+		nodes[i] = status[i] == 0 ? 1 : 0;
+		if (!pc_pfn(pages[i], &pfn) && !pc_kpageflags(pfn, &kpf) &&
+		    (kpf >> MK_KPF_RCU_FREE & 1))
+			(*hot)++;
+	}
+	if (syscall(SYS_move_pages, 0, MMG_PAGES, pages, nodes, status,
+		    MPOL_MF_MOVE) < 0)
+		return 6;
+	for (i = 0; i < MMG_PAGES; i++)
+		*moved += status[i] == nodes[i];
+	munmap(map, len);
+	if (path[0])
+		unlink(path);
+	close(fd);
+	return 0;
+}
+
+/*
+ * A migrated flagged folio: mem_cgroup_migrate() moves its charge to the
+ * new folio, and the old one waits for its grace period charged to nobody.
+ * A child in a fresh cgroup moves the pages of a hot file to the other
+ * node and deletes the file; the cgroup's memory.current must come back
+ * within MSO_SLACK of where it started (a charge kept by the old copy, or
+ * taken twice, would not), and the cgroup must go away.
+ */
+TEST_F_TIMEOUT(cnt, memcg_migrate, 120)
+{
+	char cg[PC_PATH_LEN], reason[PC_REASON_LEN];
+	unsigned int *res;
+	int64_t before, after = -1;
+	double start;
+	int status, rm;
+	pid_t child;
+
+	if (!pc_is_root())
+		SKIP(return, "a memory cgroup and page frame numbers need root");
+	if (pc_nr_mem_nodes() < 2)
+		SKIP(return, "needs 2 NUMA nodes with memory");
+	if (syscall(SYS_move_pages, 0, 0, NULL, NULL, NULL, 0) < 0 &&
+	    errno == ENOSYS)
+		SKIP(return, "no move_pages(2) (CONFIG_NUMA_MIGRATION)");
+	if (pc_memcg_create(cg, sizeof(cg), "pagecache_mmg", reason))
+		SKIP(return, "%s", reason);
+	res = mmap(NULL, 2 * sizeof(*res), PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, res);
+	res[0] = res[1] = 0;
+	before = mso_current(cg);
+	ASSERT_LE(0, before);
+	ASSERT_EQ(0, pc_cgroup_write(cg, "memory.high", "max\n"));
+	child = fork();
+	ASSERT_LE(0, child);
+	if (!child)
+		_exit(pc_cgroup_move(cg, 0) ? 100 :
+		      mmg_child(&self->b, self->buf, &res[0], &res[1]));
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+	start = pc_now();
+	do {
+		pc_drop_caches();
+		after = mso_current(cg);
+		if (after >= 0 && after <= before + MSO_SETTLED)
+			break;
+		usleep(100000);
+	} while (pc_now() - start < MSO_WAIT);
+	rm = rmdir(cg) ? errno : 0;
+	ksft_print_msg("%s: %u of %d pages moved to the other node, %u of them flagged before; memory.current %lld KiB before, %lld KiB after %.1fs\n",
+		       self->b.name, res[0], MMG_PAGES, res[1],
+		       (long long)before >> 10, (long long)after >> 10,
+		       pc_now() - start);
+	ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status))
+		TH_LOG("the child failed (status 0x%x: step %d of mmg_child(), 100: joining the cgroup)",
+		       status, WIFEXITED(status) ? WEXITSTATUS(status) : 0);
+	ASSERT_EQ(0, rm) TH_LOG("rmdir %s: %s", cg, strerror(rm));
+	ASSERT_GE(before + MSO_SLACK, after)
+		TH_LOG("%lld KiB of memory.current not given back after the migrated file was deleted",
+		       (long long)(after - before) >> 10);
+	ASSERT_LT(0, res[0]) TH_LOG("move_pages() moved no page");
+	ASSERT_LT(0, res[1]) TH_LOG("no moved page was flagged: the test tests nothing");
+	munmap(res, 2 * sizeof(*res));
 }
 
 /*

@@ -21,6 +21,7 @@
 #define PC_VMSTAT_FAST_READ_CHANGED	"pgcache_fast_read_changed"
 #define PC_VMSTAT_RCU_DEFERRED		"pgcache_rcu_deferred"
 #define PC_VMSTAT_RCU_FREED		"pgcache_rcu_freed"
+#define PC_VMSTAT_RCU_DRAINS		"pgcache_rcu_drains"
 
 /* Environment variables understood by the suite. */
 #define PC_ENV_EXT4_DIR		"PAGECACHE_EXT4_DIR"

@@ -35,6 +35,7 @@
 #include <fcntl.h>
 #include <glob.h>
 #include <limits.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdarg.h>
@@ -43,6 +44,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -51,6 +53,7 @@
 #include <sys/wait.h>
 #include <linux/falloc.h>
 #include <linux/kernel-page-flags.h>
+#include <linux/userfaultfd.h>
 
 #include "../kselftest_harness.h"
 #include "pagecache_util.h"
@@ -2571,6 +2574,223 @@ TEST_F_TIMEOUT(race, reuse_leak, RACE_TIMEOUT)
 	race_add(rc, "secret_fill", op_secret_fill, 1);
 	race_prepare(_metadata, rc);
 	race_run(_metadata, rc);
+}
+
+/*
+ * F_SEAL_WRITE while readers copy from the memfd into buffers whose every
+ * page faults, each fault held for SEAL_FAULT_MS by a userfaultfd handler.
+ * memfd_wait_for_pins() fails with EBUSY when a folio keeps a reference
+ * beyond its own for about 150 ms.  7.3 holds one folio per reader across
+ * such a fault, for one fault, and the seal succeeds; a reader that kept
+ * its whole folio batch (up to 31 folios) across its faults would keep
+ * the first of them for 31 faults, and the seal would fail.
+ */
+#define SEAL_FILE_SIZE	(4UL << 20)
+#define SEAL_READ_SIZE	(128UL << 10)
+#define SEAL_FAULT_MS	20
+#define SEAL_TRIES	6
+#define SEAL_READERS	2
+
+struct seal_reader {
+	pthread_t reader, handler;
+	int memfd, uffd;
+	char *buf, *zeros;
+	size_t page_size;
+	off_t off;
+	bool stop, done;
+	unsigned long faults, reads;
+	int error;
+	const char *what;
+};
+
+static void seal_fail(struct seal_reader *r, const char *what, int error)
+{
+	if (!__atomic_load_n(&r->error, __ATOMIC_ACQUIRE)) {
+		r->what = what;
+		__atomic_store_n(&r->error, error ? error : EIO, __ATOMIC_RELEASE);
+	}
+}
+
+static void *seal_reader_fn(void *arg)
+{
+	struct seal_reader *r = arg;
+
+	while (!__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE) &&
+	       !__atomic_load_n(&r->error, __ATOMIC_ACQUIRE)) {
+		ssize_t n;
+
+		/* Every page of the buffer faults again */
+		if (madvise(r->buf, SEAL_READ_SIZE, MADV_DONTNEED)) {
+			seal_fail(r, "madvise(MADV_DONTNEED)", errno);
+			break;
+		}
+		n = pread(r->memfd, r->buf, SEAL_READ_SIZE, r->off);
+		if (n != (ssize_t)SEAL_READ_SIZE) {
+			seal_fail(r, "pread", n < 0 ? errno : EIO);
+			break;
+		}
+		__atomic_add_fetch(&r->reads, 1, __ATOMIC_RELAXED);
+		r->off = (r->off + SEAL_READ_SIZE) % SEAL_FILE_SIZE;
+	}
+	__atomic_store_n(&r->done, true, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* Resolves each fault of the reader's buffer SEAL_FAULT_MS late */
+static void *seal_handler_fn(void *arg)
+{
+	struct seal_reader *r = arg;
+	struct pollfd pfd = { .fd = r->uffd, .events = POLLIN };
+
+	while (!__atomic_load_n(&r->done, __ATOMIC_ACQUIRE)) {
+		struct uffdio_copy copy = { 0 };
+		struct uffd_msg msg;
+		ssize_t n;
+
+		if (poll(&pfd, 1, 10) <= 0)
+			continue;
+		n = read(r->uffd, &msg, sizeof(msg));
+		if (n < 0 && errno == EAGAIN)
+			continue;
+		if (n != sizeof(msg)) {
+			seal_fail(r, "read(userfaultfd)", n < 0 ? errno : EIO);
+			break;
+		}
+		if (msg.event != UFFD_EVENT_PAGEFAULT)
+			continue;
+		usleep(SEAL_FAULT_MS * 1000);
+		copy.dst = msg.arg.pagefault.address & ~(__u64)(r->page_size - 1);
+		copy.src = (unsigned long)r->zeros;
+		copy.len = r->page_size;
+		if (ioctl(r->uffd, UFFDIO_COPY, &copy) && errno != EEXIST) {
+			seal_fail(r, "UFFDIO_COPY", errno);
+			break;
+		}
+		__atomic_add_fetch(&r->faults, 1, __ATOMIC_RELAXED);
+	}
+	/* A reader still waiting in a fault goes on once this is closed */
+	close(r->uffd);
+	return NULL;
+}
+
+static int seal_reader_start(struct seal_reader *r, int memfd, int i,
+			     char *reason)
+{
+	struct uffdio_register reg = { 0 };
+	struct uffdio_api api = { .api = UFFD_API };
+
+	memset(r, 0, sizeof(*r));
+	r->memfd = memfd;
+	r->page_size = sysconf(_SC_PAGESIZE);
+	r->off = i * (SEAL_FILE_SIZE / SEAL_READERS);
+	r->uffd = syscall(__NR_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+	if (r->uffd < 0) {
+		if (errno == ENOSYS)
+			snprintf(reason, PC_REASON_LEN,
+				 "no userfaultfd (CONFIG_USERFAULTFD)");
+		else
+			snprintf(reason, PC_REASON_LEN,
+				 "userfaultfd: %s (faults in the kernel need CAP_SYS_PTRACE or vm.unprivileged_userfaultfd=1)",
+				 strerror(errno));
+		return -1;
+	}
+	r->buf = mmap(NULL, SEAL_READ_SIZE, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	r->zeros = mmap(NULL, r->page_size, PROT_READ | PROT_WRITE,
+			MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	reg.range.start = (unsigned long)r->buf;
+	reg.range.len = SEAL_READ_SIZE;
+	reg.mode = UFFDIO_REGISTER_MODE_MISSING;
+	if (r->buf == MAP_FAILED || r->zeros == MAP_FAILED ||
+	    ioctl(r->uffd, UFFDIO_API, &api) ||
+	    ioctl(r->uffd, UFFDIO_REGISTER, &reg)) {
+		snprintf(reason, PC_REASON_LEN, "userfaultfd setup: %s",
+			 strerror(errno));
+		close(r->uffd);
+		return -1;
+	}
+	memset(r->zeros, 0, r->page_size);
+	if (pthread_create(&r->handler, NULL, seal_handler_fn, r)) {
+		close(r->uffd);
+		snprintf(reason, PC_REASON_LEN, "pthread_create failed");
+		return -1;
+	}
+	if (pthread_create(&r->reader, NULL, seal_reader_fn, r)) {
+		__atomic_store_n(&r->done, true, __ATOMIC_RELEASE);
+		pthread_join(r->handler, NULL);
+		snprintf(reason, PC_REASON_LEN, "pthread_create failed");
+		return -1;
+	}
+	return 0;
+}
+
+static void seal_reader_stop(struct seal_reader *r)
+{
+	__atomic_store_n(&r->stop, true, __ATOMIC_RELEASE);
+	pthread_join(r->reader, NULL);
+	pthread_join(r->handler, NULL);
+	munmap(r->buf, SEAL_READ_SIZE);
+	munmap(r->zeros, r->page_size);
+}
+
+TEST(memfd_seal_write)
+{
+	struct seal_reader readers[SEAL_READERS];
+	char reason[PC_REASON_LEN] = "";
+	unsigned long faults = 0;
+	int try, busy = 0;
+
+	for (try = 0; try < SEAL_TRIES; try++) {
+		int memfd, i, started = 0, ret, err = 0;
+		double deadline;
+
+		memfd = memfd_create("seal_write", MFD_CLOEXEC |
+						   MFD_ALLOW_SEALING);
+		ASSERT_LE(0, memfd);
+		ASSERT_EQ(0, pc_write_pattern(memfd, 0, SEAL_FILE_SIZE,
+					      PC_MAGIC_DATA, 1, 1));
+		for (i = 0; i < SEAL_READERS; i++) {
+			if (seal_reader_start(&readers[i], memfd, i, reason))
+				break;
+			started++;
+		}
+		/* Seal once every reader is between faults, mid-read */
+		deadline = pc_now() + 10;
+		for (i = 0; i < started && pc_now() < deadline; ) {
+			if (__atomic_load_n(&readers[i].faults,
+					    __ATOMIC_RELAXED) >= 3 ||
+			    __atomic_load_n(&readers[i].error,
+					    __ATOMIC_ACQUIRE))
+				i++;
+			else
+				usleep(1000);
+		}
+		ret = started == SEAL_READERS ?
+		      fcntl(memfd, F_ADD_SEALS, F_SEAL_WRITE) : 0;
+		if (ret)
+			err = errno;
+		for (i = 0; i < started; i++) {
+			seal_reader_stop(&readers[i]);
+			faults += readers[i].faults;
+			if (readers[i].error)
+				TH_LOG("reader %d: %s: %s", i, readers[i].what,
+				       strerror(readers[i].error));
+			EXPECT_EQ(0, readers[i].error);
+		}
+		close(memfd);
+		if (started < SEAL_READERS)
+			SKIP(return, "%s", reason);
+		ASSERT_TRUE(!ret || err == EBUSY)
+			TH_LOG("F_ADD_SEALS: %s", strerror(err));
+		if (ret)
+			busy++;
+	}
+	ksft_print_msg("F_SEAL_WRITE: EBUSY in %d of %d tries, %lu faults of %d ms\n",
+		       busy, SEAL_TRIES, faults, SEAL_FAULT_MS);
+	ASSERT_LT(0, faults);
+	EXPECT_EQ(0, busy)
+		TH_LOG("F_SEAL_WRITE failed with EBUSY in %d of %d tries while readers faulted",
+		       busy, SEAL_TRIES);
 }
 
 /*
