@@ -1200,7 +1200,8 @@ TEST_F_TIMEOUT(cnt, memcg_migrate, 120)
 	res = mmap(NULL, 2 * sizeof(*res), PROT_READ | PROT_WRITE,
 		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, res);
-	res[0] = res[1] = 0;
+	res[0] = 0;
+	res[1] = 0;
 	before = mso_current(cg);
 	ASSERT_LE(0, before);
 	ASSERT_EQ(0, pc_cgroup_write(cg, "memory.high", "max\n"));
