@@ -4,7 +4,7 @@ S := scripts
 CONFIG ?= guest
 
 .PHONY: help deps tree export export-check build build-base build-debug \
-	boundaries vm check check-debug check-many check-many-mutant test-workbench clean distclean \
+	boundaries cross vm check check-debug check-arm64 check-many check-many-mutant test-workbench clean distclean \
 	sync sync-selftests selftests mutants kunit model model-check model-bench \
 	lint bench bench-guest bench-smoke kvm-bundle send-check send soak soak-mutant
 
@@ -14,6 +14,9 @@ help:
 	@echo "  make check         the test entry: deps, tree, W=1 at every patch"
 	@echo "                     boundary, final kernel, boot, tests; ends 'N passed, N failed'"
 	@echo "  make check-debug   the same on the debug config (KASAN, DEBUG_PAGEALLOC, lockdep)"
+	@echo "  make check-arm64   the suites on an arm64 guest (QEMU/TCG, cross-built, initramfs"
+	@echo "                     with Debian's busybox:arm64); lockless hits must be > 0 there"
+	@echo "  make cross         W=1 at every patch boundary for arm64 and riscv64 (cross gcc)"
 	@echo "  make check-many    the patched kernel on 64 CPUs: QEMU/TCG debug and PREEMPT_RT"
 	@echo "                     guests, UML SMP; races, deferral storm, CPU hotplug, KUnit"
 	@echo "                     (about 1 h here; MANY_ARGS='--help'); results/<stamp>-many"
@@ -74,6 +77,13 @@ check:
 	$(S)/check.sh
 check-debug:
 	CONFIG=debug $(S)/check.sh
+check-arm64: tree
+	$(S)/arm64.sh
+cross: tree
+	$(S)/deps.sh cross
+	[ -f build/obj/arm64/.config ] || $(S)/build.sh arm64 work final
+	BOUNDARY_ARCH=arm64 $(S)/boundaries.sh
+	BOUNDARY_ARCH=riscv $(S)/boundaries.sh
 check-many: tree
 	$(S)/many.sh $(MANY_ARGS)
 check-many-mutant: tree

@@ -6,13 +6,34 @@
 # tools/ changes build mm/), in object directory build/obj/CONFIG-w1.  The
 # same directories are built at base first; a warning at a boundary that the
 # base does not have (compared without line numbers) fails the patch.
+#
+# BOUNDARY_ARCH=arm64 or riscv cross-compiles instead (Debian's
+# gcc-aarch64-linux-gnu, gcc-riscv64-linux-gnu): arm64 with the arm64 guest's
+# .config (scripts/build.sh arm64), riscv with allnoconfig and the same
+# fragments (the symbols riscv lacks are dropped).  Logs go to
+# build/boundaries[-ARCH].
 . "$(dirname "$0")/lib.sh"
 lock_worktree
 
 cfg=${1:-guest}
+KARCH=${BOUNDARY_ARCH:-x86_64}
+ARCH_ARGS=()
+case "$KARCH" in
+x86_64) LOGS=$BUILD/boundaries ;;
+arm64 | riscv)
+	cross=aarch64-linux-gnu-
+	[ "$KARCH" = riscv ] && cross=riscv64-linux-gnu-
+	command -v "${cross}gcc" >/dev/null || die "no ${cross}gcc (scripts/deps.sh cross)"
+	KCC=${KCC/gcc/${cross}gcc}
+	ARCH_ARGS=(ARCH="$KARCH" CROSS_COMPILE="$cross")
+	# olddefconfig_series too: Kconfig asks the compiler what it supports.
+	export CROSS_COMPILE=$cross
+	cfg=$KARCH LOGS=$BUILD/boundaries-$KARCH
+	;;
+*) die "BOUNDARY_ARCH: x86_64, arm64 or riscv, not '$KARCH'" ;;
+esac
 OBJ=$BUILD/obj/$cfg-w1
 JOBS=${JOBS:-$(nproc)}
-LOGS=$BUILD/boundaries
 
 base=$(kgit rev-parse "$BASE_TAG^{commit}")
 mapfile -t commits < <(kgit rev-list --reverse "$base..$WORK_BRANCH")
@@ -40,15 +61,21 @@ build_dirs() {
 	local sha=$1 log=$2
 	shift 2
 	checkout_worktree "$sha"
-	olddefconfig_series "$OBJ"
-	if ! make -C "$WT" O="$OBJ" -j"$JOBS" CC="$KCC" W=1 "$@" >"$log" 2>&1; then
+	olddefconfig_series "$OBJ" "$KARCH"
+	if ! make -C "$WT" O="$OBJ" -j"$JOBS" "${ARCH_ARGS[@]}" CC="$KCC" W=1 "$@" >"$log" 2>&1; then
 		grep -m1 -E 'error:|Error [0-9]' "$log" >&2 || tail -20 "$log" >&2
 		return 1
 	fi
 	grep -E 'warning:' "$log" | sed -E 's/:[0-9]+:[0-9]+:/:/' | sort -u || true
 }
 
-if [ ! -f "$OBJ/.config" ]; then
+if [ ! -f "$OBJ/.config" ] && [ "$KARCH" = riscv ]; then
+	mkdir -p "$OBJ"
+	checkout_worktree "$base"
+	cat "$TOP/configs/arm64.config" "$TOP/tools/testing/selftests/pagecache/config" >"$OBJ/fragments.config"
+	make -s -C "$WT" O="$OBJ" "${ARCH_ARGS[@]}" KCONFIG_ALLCONFIG="$OBJ/fragments.config" allnoconfig >/dev/null 2>&1 ||
+		die "riscv allnoconfig failed"
+elif [ ! -f "$OBJ/.config" ]; then
 	[ -f "$BUILD/obj/$cfg/.config" ] || die "no configured $cfg object dir (run scripts/build.sh $cfg first)"
 	mkdir -p "$OBJ"
 	cp "$BUILD/obj/$cfg/.config" "$OBJ/.config"

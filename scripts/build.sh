@@ -4,7 +4,9 @@
 # build/obj/CONFIG, and install it as build/images/LABEL/CONFIG/bzImage.
 #
 # CONFIG is "guest", "debug" (guest + debug fragments) or "rt" (guest +
-# PREEMPT_RT, for make check-many).  The
+# PREEMPT_RT, for make check-many), all x86_64, or "arm64"
+# (configs/arm64.config, cross-compiled with aarch64-linux-gnu-gcc; the
+# image is build/images/LABEL/arm64/Image).  The
 # kernel's own sources are checked out in a separate worktree
 # (build/linux-build) so that a developer's checkout in build/linux is never
 # disturbed.  ccache is used when installed; W=1 is not used for the full
@@ -18,9 +20,21 @@ label=${3:?usage: build.sh CONFIG REF LABEL}
 OBJ=$BUILD/obj/$cfg
 IMG=$BUILD/images/$label/$cfg
 JOBS=${JOBS:-$(nproc)}
+ARCH_ARGS=() TARGET=bzImage IMAGE=arch/x86/boot/bzImage
+if [ "$cfg" = arm64 ]; then
+	command -v aarch64-linux-gnu-gcc >/dev/null ||
+		die "no aarch64-linux-gnu-gcc (apt install gcc-aarch64-linux-gnu)"
+	KCC=${KCC/gcc/aarch64-linux-gnu-gcc}
+	ARCH_ARGS=(ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-)
+	TARGET=Image IMAGE=arch/arm64/boot/Image
+fi
 
 fragments() {
-	echo "$TOP/configs/guest.config"
+	if [ "$cfg" = arm64 ]; then
+		echo "$TOP/configs/arm64.config"
+	else
+		echo "$TOP/configs/guest.config"
+	fi
 	# The selftests' own requirements, once the series carries them.
 	if [ -f "$WT/tools/testing/selftests/pagecache/config" ]; then
 		echo "$WT/tools/testing/selftests/pagecache/config"
@@ -28,10 +42,10 @@ fragments() {
 	# The variant comes after them: it may turn off what PREEMPT_RT
 	# excludes (THP).
 	case "$cfg" in
-	guest) ;;
+	guest | arm64) ;;
 	debug) echo "$TOP/configs/debug.config" ;;
 	rt) echo "$TOP/configs/rt.config" ;;
-	*) die "unknown config '$cfg' (guest, debug or rt)" ;;
+	*) die "unknown config '$cfg' (guest, debug, rt or arm64)" ;;
 	esac
 	echo "$OBJ/series.config"
 }
@@ -98,10 +112,10 @@ configure() {
 	cat $(fragments) >"$merged.new"
 	if [ -f "$OBJ/.config" ] && cmp -s "$merged.new" "$merged"; then
 		# Same fragments: only re-resolve against this commit's Kconfig.
-		make -s -C "$WT" O="$OBJ" olddefconfig >/dev/null
+		make -s -C "$WT" O="$OBJ" "${ARCH_ARGS[@]}" olddefconfig >/dev/null
 	else
 		mv "$merged.new" "$merged"
-		make -s -C "$WT" O="$OBJ" KCONFIG_ALLCONFIG="$merged" allnoconfig >/dev/null
+		make -s -C "$WT" O="$OBJ" "${ARCH_ARGS[@]}" KCONFIG_ALLCONFIG="$merged" allnoconfig >/dev/null
 	fi
 	rm -f "$merged.new"
 	verify_config
@@ -109,7 +123,7 @@ configure() {
 
 compile() {
 	local log=$OBJ/build.log
-	if ! make -C "$WT" O="$OBJ" -j"$JOBS" CC="$KCC" bzImage >"$log" 2>&1; then
+	if ! make -C "$WT" O="$OBJ" -j"$JOBS" "${ARCH_ARGS[@]}" CC="$KCC" "$TARGET" >"$log" 2>&1; then
 		grep -m1 -E 'error:|Error [0-9]|undefined reference' "$log" >&2 || tail -20 "$log" >&2
 		die "build of $cfg at $(git -C "$WT" log -1 --format='%h %s') failed; full log: $log"
 	fi
@@ -121,7 +135,7 @@ series_config
 configure
 compile
 mkdir -p "$IMG"
-cp "$OBJ/arch/x86/boot/bzImage" "$IMG/bzImage"
+cp "$OBJ/$IMAGE" "$IMG/${IMAGE##*/}"
 cp "$OBJ/.config" "$IMG/config"
 printf '%s %s\n' "$sha" "$(git -C "$WT" log -1 --format=%s "$sha")" >"$IMG/commit"
-note "$IMG/bzImage: $(cat "$IMG/commit")"
+note "$IMG/${IMAGE##*/}: $(cat "$IMG/commit")"

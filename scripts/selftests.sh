@@ -7,10 +7,18 @@
 #          this runs on: the host's, or a guest's through scripts/vm
 #          ($PAGECACHE_PROGS="counters races" runs only those).
 #          Exit status 0 only if every program passed (skips allowed).
+# KSFT_CROSS=aarch64-linux-gnu- builds static programs for that target in
+# build/ksft-<target> instead (an initramfs guest has no libc; run them
+# without this script, which needs make).
 . "$(dirname "$0")/lib.sh"
 
 SRC=$TOP/tools/testing/selftests/pagecache
 KSFT=$BUILD/ksft
+CROSS_ARGS=()
+if [ -n "${KSFT_CROSS:-}" ]; then
+	KSFT=$BUILD/ksft-${KSFT_CROSS%-linux-gnu-}
+	CROSS_ARGS=(CROSS_COMPILE="$KSFT_CROSS" LDFLAGS=-static)
+fi
 
 build() {
 	local ksrc=$KSRC/tools/testing/selftests
@@ -19,7 +27,7 @@ build() {
 	mkdir -p "$KSFT"
 	cp -r "$ksrc/lib.mk" "$ksrc/kselftest.h" "$ksrc/kselftest_harness.h" "$ksrc/kselftest" "$KSFT/"
 	cp -r "$SRC" "$KSFT/pagecache"
-	env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS make -s -C "$KSFT/pagecache" OUTPUT="$KSFT/pagecache" KHDR_INCLUDES= >"$KSFT/build.log" 2>&1 ||
+	env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS make -s -C "$KSFT/pagecache" OUTPUT="$KSFT/pagecache" KHDR_INCLUDES= "${CROSS_ARGS[@]}" >"$KSFT/build.log" 2>&1 ||
 		{ grep -m5 -E 'error|warning' "$KSFT/build.log" >&2; die "selftests do not build (log: $KSFT/build.log)"; }
 	if grep -q 'warning:' "$KSFT/build.log"; then
 		grep 'warning:' "$KSFT/build.log" >&2

@@ -24,8 +24,10 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <linux/kernel-page-flags.h>
 
 #include "../kselftest_harness.h"
 #include "pagecache_util.h"
@@ -224,6 +226,87 @@ TEST_F(cnt, first_small_reads_miss)
 }
 
 /*
+ * Does this architecture implement flush_dcache_folio()
+ * (ARCH_IMPLEMENTS_FLUSH_DCACHE_PAGE)?  Of those Linux runs on, all but
+ * x86, s390, loongarch and alpha do.
+ */
+static bool cnt_arch_flushes(void)
+{
+	static const char *const none[] = { "x86_64", "i386", "i486", "i586",
+					    "i686", "s390", "loongarch",
+					    "alpha" };
+	struct utsname u;
+	unsigned int i;
+
+	if (uname(&u))
+		return false;
+	for (i = 0; i < ARRAY_SIZE(none); i++)
+		if (!strncmp(u.machine, none[i], strlen(none[i])))
+			return false;
+	return true;
+}
+
+#define WM_LEN	(64 << 10)
+
+/*
+ * filemap_read() flushes user aliases before it copies from a file that
+ * has a shared writable mapping, where the architecture implements
+ * flush_dcache_folio(), and that needs a reference: the fast path must
+ * leave such reads to it, and take them again once the mapping is gone.
+ * Elsewhere the mapping changes nothing.  Either way read() returns what
+ * was written through the mapping.
+ */
+TEST_F(cnt, writably_mapped)
+{
+	bool flushes = cnt_arch_flushes();
+	uint64_t h0, h1, h2, h3;
+	struct pc_rng r;
+	uint8_t *map;
+	int i, n;
+
+	pc_rng_init(&r, pc_seed());
+	ASSERT_EQ(0, pc_write_pattern(self->fd, 0, CNT_SIZE, PC_MAGIC_DATA, 1,
+				      1));
+	map = mmap(NULL, CNT_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED,
+		   self->fd, 0);
+	ASSERT_NE(MAP_FAILED, map);
+	for (i = 0; i < WM_LEN; i++)
+		map[i] = (uint8_t)(i * 7 + 3);
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(CNT_SIZE, pread(self->fd, self->buf, CNT_SIZE, 0));
+	for (i = 0; i < WM_LEN; i++)
+		if (((uint8_t *)self->buf)[i] != (uint8_t)(i * 7 + 3))
+			break;
+	ASSERT_EQ(WM_LEN, i)
+		TH_LOG("read() missed a write through the mapping at byte %d",
+		       i);
+	h0 = cnt_get(_metadata, PC_VMSTAT_FAST_READ);
+	n = cnt_small_reads(self, &r);
+	h1 = cnt_get(_metadata, PC_VMSTAT_FAST_READ);
+	ASSERT_EQ(CNT_READS, n);
+	ASSERT_EQ(0, munmap(map, CNT_SIZE));
+	h2 = cnt_get(_metadata, PC_VMSTAT_FAST_READ);
+	n = cnt_small_reads(self, &r);
+	h3 = cnt_get(_metadata, PC_VMSTAT_FAST_READ);
+	ASSERT_EQ(CNT_READS, n);
+	ksft_print_msg("%s: %d hot reads of a writably mapped file: %s +%llu; %d once unmapped: +%llu (%s)\n",
+		       self->b.name, n, PC_VMSTAT_FAST_READ,
+		       (unsigned long long)(h1 - h0), n,
+		       (unsigned long long)(h3 - h2),
+		       flushes ? "flush_dcache_folio() here: slow path while mapped" :
+				 "no flush_dcache_folio() here");
+	if (flushes) {
+		ASSERT_GE(CNT_SLACK, h1 - h0)
+			TH_LOG("reads of a writably mapped file went through the fast path, which does not flush");
+	} else {
+		ASSERT_LE(n / 2, h1 - h0)
+			TH_LOG("a writable mapping kept hot reads from the fast path");
+	}
+	ASSERT_LE(n / 2, h3 - h2)
+		TH_LOG("hot reads did not use the fast path once the mapping was gone");
+}
+
+/*
  * One file of a truncate storm: create it, write @len bytes of generation
  * @gen, read them twice (the second read marks the folios hot), truncate
  * to nothing or to a partial first page (@i alternates), delete, close.
@@ -249,6 +332,29 @@ static int cnt_storm_file(struct pc_backing *b, const char *tag, void *buf,
 		unlink(path);
 	close(fd);
 	return ret;
+}
+
+/*
+ * For a forked child: join @cg unless it is NULL, then run a truncate
+ * storm of quarter-megabyte files for pc_race_seconds() and exit with 0,
+ * the step of cnt_storm_file() that failed, or 100 (joining the cgroup).
+ */
+static void __attribute__((noreturn))
+cnt_storm_child(FIXTURE_DATA(cnt) *self, const char *cg, const char *tag)
+{
+	double end;
+	int i, step;
+
+	if (cg && pc_cgroup_move(cg, 0))
+		_exit(100);
+	end = pc_now() + pc_race_seconds();
+	for (i = 0; pc_now() < end; i++) {
+		step = cnt_storm_file(&self->b, tag, self->buf, CNT_SIZE / 4,
+				      4, i);
+		if (step)
+			_exit(step);
+	}
+	_exit(0);
 }
 
 TEST_F_TIMEOUT(cnt, rcu_balance, 120)
@@ -470,10 +576,9 @@ TEST_F_TIMEOUT(cnt, memcg_storm, 120)
 	char cg[PC_PATH_LEN], p[PC_PATH_LEN + 32], buf[64];
 	char reason[PC_REASON_LEN];
 	uint64_t d0, d1, r0, r1, oom = 0, kills = 0, peak = 0;
-	int i, status, step;
 	bool has_oom;
-	double end;
 	pid_t child;
+	int status;
 
 	if (pc_memcg_create(cg, sizeof(cg), "pagecache_cnt", reason))
 		SKIP(return, "%s", reason);
@@ -488,18 +593,8 @@ TEST_F_TIMEOUT(cnt, memcg_storm, 120)
 	r0 = cnt_get(_metadata, PC_VMSTAT_RCU_DRAINS);
 	child = fork();
 	ASSERT_LE(0, child);
-	if (!child) {
-		if (pc_cgroup_move(cg, 0))
-			_exit(100);
-		end = pc_now() + pc_race_seconds();
-		for (i = 0; pc_now() < end; i++) {
-			step = cnt_storm_file(&self->b, "mcstorm", self->buf,
-					      CNT_SIZE / 4, 4, i);
-			if (step)
-				_exit(step);
-		}
-		_exit(0);
-	}
+	if (!child)
+		cnt_storm_child(self, cg, "mcstorm");
 	ASSERT_EQ(child, waitpid(child, &status, 0));
 	d1 = cnt_get(_metadata, PC_VMSTAT_RCU_DEFERRED);
 	r1 = cnt_get(_metadata, PC_VMSTAT_RCU_DRAINS);
@@ -546,7 +641,6 @@ TEST_F_TIMEOUT(cnt, memcg_drain_own, 120)
 	uint64_t d0, d1, r0, r1, kills = 0;
 	int i, status, hogs = 0, killed = 0;
 	pid_t storm, hog;
-	double end;
 
 	if (pc_memcg_create(cg, sizeof(cg), "pagecache_md", reason))
 		SKIP(return, "%s", reason);
@@ -561,17 +655,8 @@ TEST_F_TIMEOUT(cnt, memcg_drain_own, 120)
 	r0 = cnt_get(_metadata, PC_VMSTAT_RCU_DRAINS);
 	storm = fork();
 	ASSERT_LE(0, storm);
-	if (!storm) {
-		end = pc_now() + pc_race_seconds();
-		for (i = 0; pc_now() < end; i++) {
-			int step = cnt_storm_file(&self->b, "mdstorm",
-						  self->buf, CNT_SIZE / 4, 4, i);
-
-			if (step)
-				_exit(step);
-		}
-		_exit(0);
-	}
+	if (!storm)
+		cnt_storm_child(self, NULL, "mdstorm");
 	/* OOM kills in the cgroup for as long as the storm runs */
 	while (waitpid(storm, &status, WNOHANG) == 0) {
 		hog = fork();
@@ -619,7 +704,6 @@ TEST_F_TIMEOUT(cnt, memcg_drain_own, 120)
 }
 
 #define MK_PAGES	16
-#define MK_KPF_RCU_FREE	43	/* PG_rcu_free in /proc/kpageflags */
 
 /*
  * Pages of @fd (MK_PAGES of them) whose folio has PG_rcu_free, through a
@@ -640,35 +724,42 @@ static int mk_flagged(int fd, size_t pg)
 		if (pc_pfn(map + i * pg, &pfn) || pc_kpageflags(pfn, &kpf))
 			n = -1;
 		else
-			n += kpf >> MK_KPF_RCU_FREE & 1;
+			n += kpf >> PC_KPF_RCU_FREE & 1;
 	}
 	munmap(map, MK_PAGES * pg);
 	return n;
 }
 
 /*
- * One file per case: write MK_PAGES pages with write(2), then read them
- * @passes times from the start in @chunk byte reads; returns the pages
+ * Write MK_PAGES pages to @fd with write(2), then read them @passes times
+ * from the start in @chunk byte reads into @buf; returns the pages
  * flagged, -1 if they could not be counted, -2 on an I/O error.
  */
+static int mk_count(int fd, void *buf, int passes, size_t chunk)
+{
+	size_t pg = getpagesize(), len = MK_PAGES * pg, off;
+	int p;
+
+	if (pc_write_pattern(fd, 0, len, PC_MAGIC_DATA, 6, 1))
+		return -2;
+	for (p = 0; p < passes; p++)
+		for (off = 0; off < len; off += chunk)
+			if (pread(fd, buf, chunk, off) != (ssize_t)chunk)
+				return -2;
+	return mk_flagged(fd, pg);
+}
+
+/* mk_count() on a new file of the fixture's backing */
 static int mk_case(FIXTURE_DATA(cnt) *self, const char *tag, int passes,
 		   size_t chunk)
 {
-	size_t pg = getpagesize(), len = MK_PAGES * pg, off;
 	char path[PC_PATH_LEN];
-	int fd, p, n = -2;
+	int fd, n;
 
 	fd = pc_backing_create(&self->b, tag, 0, path, sizeof(path));
 	if (fd < 0)
 		return -2;
-	if (pc_write_pattern(fd, 0, len, PC_MAGIC_DATA, 6, 1))
-		goto out;
-	for (p = 0; p < passes; p++)
-		for (off = 0; off < len; off += chunk)
-			if (pread(fd, self->buf, chunk, off) != (ssize_t)chunk)
-				goto out;
-	n = mk_flagged(fd, pg);
-out:
+	n = mk_count(fd, self->buf, passes, chunk);
 	if (path[0])
 		unlink(path);
 	close(fd);
@@ -712,22 +803,14 @@ TEST_F(cnt, marking_rule)
 /* Pages flagged in a ramfs file of MK_PAGES pages read @passes times */
 static int mk_ramfs_case(const char *dir, int passes)
 {
-	size_t pg = getpagesize(), len = MK_PAGES * pg, off;
+	size_t pg = getpagesize();
 	char path[PC_PATH_LEN], *buf = malloc(pg);
-	int fd, p, n = -2;
+	int fd, n = -2;
 
 	snprintf(path, sizeof(path), "%s/mkr%d", dir, passes);
 	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
-	if (fd < 0 || !buf)
-		goto out;
-	if (pc_write_pattern(fd, 0, len, PC_MAGIC_DATA, 7, 1))
-		goto out;
-	for (p = 0; p < passes; p++)
-		for (off = 0; off < len; off += pg)
-			if (pread(fd, buf, pg, off) != (ssize_t)pg)
-				goto out;
-	n = mk_flagged(fd, pg);
-out:
+	if (fd >= 0 && buf)
+		n = mk_count(fd, buf, passes, pg);
 	if (fd >= 0)
 		close(fd);
 	unlink(path);
@@ -749,7 +832,7 @@ out:
 TEST(marking_ramfs)
 {
 	char dir[] = "/tmp/pc_ramfs.XXXXXX", saved[32] = "";
-	int mode, nmodes = 1, once = 0, twice = 0;
+	int mode, nmodes = 1, once = 0, twice = 0, fast;
 	bool mglru = false, can_switch;
 	uint64_t v;
 
@@ -762,6 +845,13 @@ TEST(marking_ramfs)
 	if (mount("pagecache_ramfs", dir, "ramfs", 0, NULL)) {
 		rmdir(dir);
 		SKIP(return, "mount ramfs: %s", strerror(errno));
+	}
+	/* folios are flagged only while the switch is on */
+	fast = pc_fast_read_get();
+	if (fast >= 0 && pc_fast_read_set(1)) {
+		umount(dir);
+		rmdir(dir);
+		ASSERT_TRUE(0) TH_LOG("cannot turn the fast read switch on");
 	}
 	if (!pc_read_file(LRU_GEN_ENABLED, saved, sizeof(saved)))
 		mglru = strtoul(saved, NULL, 16) & 1;
@@ -787,6 +877,8 @@ TEST(marking_ramfs)
 	}
 	if (can_switch)
 		pc_write_file(LRU_GEN_ENABLED, saved);
+	if (fast >= 0)
+		pc_fast_read_set(fast);
 	umount(dir);
 	rmdir(dir);
 	if (once == -1 || twice == -1)
@@ -903,10 +995,6 @@ TEST_F_TIMEOUT(cnt, hugetlb_grow_storm, 180)
 #define MSO_SLACK		(64 << 10)
 #define MSO_SETTLED		(32 << 10)
 #define MSO_WAIT		10.0
-/* /proc/kpageflags bits (include/linux/kernel-page-flags.h) */
-#define MSO_KPF_COMPOUND_HEAD	15
-#define MSO_KPF_COMPOUND_TAIL	16
-#define MSO_KPF_RCU_FREE	43	/* PG_rcu_free, added by the series */
 
 /* What the child in the cgroup saw, in memory shared with the parent. */
 struct mso_res {
@@ -958,9 +1046,9 @@ static int mso_offline(int fd, size_t pg, struct mso_res *res)
 	munmap(map, pg);
 	if (pc_kpageflags(pfn, &kpf))
 		return 12;
-	flagged = (kpf >> MSO_KPF_RCU_FREE & 1) &&
-		  !(kpf >> MSO_KPF_COMPOUND_HEAD & 1) &&
-		  !(kpf >> MSO_KPF_COMPOUND_TAIL & 1);
+	flagged = (kpf >> PC_KPF_RCU_FREE & 1) &&
+		  !(kpf >> KPF_COMPOUND_HEAD & 1) &&
+		  !(kpf >> KPF_COMPOUND_TAIL & 1);
 	res->flagged += flagged;
 	snprintf(num, sizeof(num), "%#llx\n", (unsigned long long)(pfn * pg));
 	if (pc_write_file(MSO_SOFT_OFFLINE, num)) {
@@ -1042,6 +1130,25 @@ static int64_t mso_current(const char *cg)
 }
 
 /*
+ * Drop caches until memory.current of @cg is back within MSO_SETTLED of
+ * @before, for at most MSO_WAIT seconds; returns the seconds waited, with
+ * the last memory.current (-1: none) in @after.
+ */
+static double mso_settle(const char *cg, int64_t before, int64_t *after)
+{
+	double start = pc_now();
+
+	do {
+		pc_drop_caches();
+		*after = mso_current(cg);
+		if (*after >= 0 && *after <= before + MSO_SETTLED)
+			break;
+		usleep(100000);
+	} while (pc_now() - start < MSO_WAIT);
+	return pc_now() - start;
+}
+
+/*
  * One round of memcg_soft_offline with the fast read switch at @fast (-1:
  * no switch).  A failed assertion may leave the cgroup behind.
  */
@@ -1052,7 +1159,7 @@ static void mso_round(struct __test_metadata *_metadata,
 	int64_t before, after = -1;
 	struct mso_res *res;
 	uint64_t d, f;
-	double start, waited;
+	double waited;
 	int status, rm;
 	pid_t child;
 
@@ -1080,15 +1187,7 @@ static void mso_round(struct __test_metadata *_metadata,
 	ASSERT_EQ(child, waitpid(child, &status, 0));
 
 	/* Files gone: the deferred frees uncharge within a grace period. */
-	start = pc_now();
-	do {
-		pc_drop_caches();
-		after = mso_current(cg);
-		if (after >= 0 && after <= before + MSO_SETTLED)
-			break;
-		usleep(100000);
-	} while (pc_now() - start < MSO_WAIT);
-	waited = pc_now() - start;
+	waited = mso_settle(cg, before, &after);
 	d = cnt_get(_metadata, PC_VMSTAT_RCU_DEFERRED);
 	f = cnt_get(_metadata, PC_VMSTAT_RCU_FREED);
 	rm = rmdir(cg) ? errno : 0;
@@ -1156,7 +1255,7 @@ static int mmg_child(struct pc_backing *b, void *buf, unsigned int *moved,
 	for (i = 0; i < MMG_PAGES; i++) {
 		nodes[i] = status[i] == 0 ? 1 : 0;
 		if (!pc_pfn(pages[i], &pfn) && !pc_kpageflags(pfn, &kpf) &&
-		    (kpf >> MK_KPF_RCU_FREE & 1))
+		    (kpf >> PC_KPF_RCU_FREE & 1))
 			(*hot)++;
 	}
 	if (syscall(SYS_move_pages, 0, MMG_PAGES, pages, nodes, status,
@@ -1184,7 +1283,7 @@ TEST_F_TIMEOUT(cnt, memcg_migrate, 120)
 	char cg[PC_PATH_LEN], reason[PC_REASON_LEN];
 	unsigned int *res;
 	int64_t before, after = -1;
-	double start;
+	double waited;
 	int status, rm;
 	pid_t child;
 
@@ -1211,19 +1310,12 @@ TEST_F_TIMEOUT(cnt, memcg_migrate, 120)
 		_exit(pc_cgroup_move(cg, 0) ? 100 :
 		      mmg_child(&self->b, self->buf, &res[0], &res[1]));
 	ASSERT_EQ(child, waitpid(child, &status, 0));
-	start = pc_now();
-	do {
-		pc_drop_caches();
-		after = mso_current(cg);
-		if (after >= 0 && after <= before + MSO_SETTLED)
-			break;
-		usleep(100000);
-	} while (pc_now() - start < MSO_WAIT);
+	waited = mso_settle(cg, before, &after);
 	rm = rmdir(cg) ? errno : 0;
 	ksft_print_msg("%s: %u of %d pages moved to the other node, %u of them flagged before; memory.current %lld KiB before, %lld KiB after %.1fs\n",
 		       self->b.name, res[0], MMG_PAGES, res[1],
 		       (long long)before >> 10, (long long)after >> 10,
-		       pc_now() - start);
+		       waited);
 	ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status))
 		TH_LOG("the child failed (status 0x%x: step %d of mmg_child(), 100: joining the cgroup)",
 		       status, WIFEXITED(status) ? WEXITSTATUS(status) : 0);

@@ -225,5 +225,7 @@ int pc_drop_caches(void);
  */
 int pc_pfn(const void *addr, uint64_t *pfn);
 int pc_kpageflags(uint64_t pfn, uint64_t *flags);
+/* PG_rcu_free in /proc/kpageflags (include/linux/kernel-page-flags.h) */
+#define PC_KPF_RCU_FREE	43
 
 #endif /* __PAGECACHE_UTIL_H */
