@@ -8,7 +8,7 @@
 # a reference there.
 #
 # ARM64_REF (default: the work branch) is the kernel commit to build (a
-# mutant, say).  ARM64_PROGS (default: all four programs) and ARM64_ARGS
+# mutant, say), installed as build/images/ARM64_LABEL (default final).  ARM64_PROGS (default: all four programs) and ARM64_ARGS
 # (harness options, e.g. "-t folio_shape_split") pick what runs; OUT, if
 # set, gets the console and the command's output.  Exit status: the guest
 # run's.
@@ -18,10 +18,10 @@ PROGS=${ARM64_PROGS:-equivalence races badinput counters}
 KSFT=$BUILD/ksft-aarch64
 ROOT=$BUILD/cross/rootfs-arm64
 CPIO=$BUILD/cross/rootfs-arm64.cpio
-IMG=$BUILD/images/final/arm64/Image
+IMG=$BUILD/images/${ARM64_LABEL:-final}/arm64/Image
 
 "$TOP/scripts/deps.sh" cross
-"$TOP/scripts/build.sh" arm64 "${ARM64_REF:-$WORK_BRANCH}" final
+"$TOP/scripts/build.sh" arm64 "${ARM64_REF:-$WORK_BRANCH}" "${ARM64_LABEL:-final}"
 KSFT_CROSS=aarch64-linux-gnu- "$TOP/scripts/selftests.sh" build
 
 rm -rf "$ROOT"

@@ -16,11 +16,14 @@
 # exits and call that progress, let a task free past the limit on the
 # pages in flight without waiting, drain for a memcg charge whatever
 # cgroup the deferred folios are charged to, hold a tmpfs read's folio
-# batch across faults on the user's buffer).
+# batch across faults on the user's buffer, copy without a reference from
+# a writably mapped file where flush_dcache_folio() exists).
 # For each: commit it on top of branch `work` as refs/mutants/NAME (the
 # working tree is not touched), build it (guest config, or debug where the
 # patch says "# config: debug"; "# config: kunit": only scripts/kunit.sh on
-# UML, for a mutant that a KUnit case kills), boot it, run the suite (its races for the
+# UML, for a mutant that a KUnit case kills; "# config: arm64": the arm64
+# guest of scripts/arm64.sh, for what only an architecture with
+# flush_dcache_folio() runs), boot it, run the suite (its races for the
 # seconds that a "# race-seconds: N" line asks, default 2).  A mutant that changes
 # mm/filemap_fast.h is also built into the userspace model
 # (tools/testing/pagecache-model), which runs that very header: the model
@@ -103,6 +106,22 @@ for name in $names; do
 		else
 			survived=$((survived + 1))
 			echo "not ok - mutant $name (KUnit on UML) SURVIVED ($((SECONDS - t0)) s; $LOGDIR/$name.log)"
+		fi
+		continue
+	fi
+	if [ "$cfg" = arm64 ]; then
+		rc=0
+		ARM64_REF="refs/mutants/$name" ARM64_LABEL="mutant-$name" \
+			ARM64_PROGS="${progs:-}" ARM64_ARGS="$pargs" \
+			ARM64_TIMEOUT="${GUEST_TIMEOUT:-1800}" \
+			"$TOP/scripts/arm64.sh" >"$LOGDIR/$name.log" 2>&1 || rc=$?
+		why=$(grep -E '^not ok ' "$LOGDIR/$name.log" | head -4 | tr '\n' ';' || true)
+		if [ $rc != 0 ] && [ -n "$why" ]; then
+			killed=$((killed + 1))
+			echo "ok - mutant $name (arm64) killed by the suite ($((SECONDS - t0)) s): $why"
+		else
+			survived=$((survived + 1))
+			echo "not ok - mutant $name (arm64) SURVIVED ($((SECONDS - t0)) s; $LOGDIR/$name.log)"
 		fi
 		continue
 	fi

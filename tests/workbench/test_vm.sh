@@ -24,6 +24,10 @@ t "a hung guest is stopped at the timeout with the console tail" \
 	output_has "timed out after 40 s" expect 124 vm --timeout 40 -- sleep 1000
 t "no kernel image: clear error" \
 	output_has "no kernel at /nonexistent" expect 2 "$TOP/scripts/vm" --kernel /nonexistent -- true
+t "--arch arm64 without an initramfs: clear error" \
+	output_has "needs --rootfs" expect 2 "$TOP/scripts/vm" --arch arm64 -- true
+t "--arch arm64 has no --out: clear error" \
+	output_has "--out needs the host's root" expect 2 "$TOP/scripts/vm" --arch arm64 --rootfs /dev/null --out "$out" -- true
 # shellcheck disable=SC2016 # the guest's shell expands $VM_OUT and the rest
 t "guest has ext4 and xfs scratch disks, swap, tmpfs, a read-only root and \$VM_OUT" \
 	expect 0 vm --out "$out" --disk ext4:256 --disk xfs:512 --swap 64 --cpus 2 --numa 2 -- sh -euc '

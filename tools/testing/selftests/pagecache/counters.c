@@ -24,7 +24,7 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/utsname.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <linux/kernel-page-flags.h>
@@ -226,24 +226,98 @@ TEST_F(cnt, first_small_reads_miss)
 }
 
 /*
- * Does this architecture implement flush_dcache_folio()
- * (ARCH_IMPLEMENTS_FLUSH_DCACHE_PAGE)?  Of those Linux runs on, all but
- * x86, s390, loongarch and alpha do.
+ * preadv2(RWF_NOWAIT) sets IOCB_NOWAIT, as io_uring's first, inline try
+ * of a read does.  Hot data: the lockless path serves it (it never
+ * blocks), never EAGAIN, and returns what pread() returns.  Data not in
+ * the page cache (ext4, xfs, after POSIX_FADV_DONTNEED), with the switch
+ * on and off: EAGAIN, or the bytes if the readahead that the read starts
+ * finished first, as on the slow path.
  */
-static bool cnt_arch_flushes(void)
+TEST_F(cnt, nowait_reads)
 {
-	static const char *const none[] = { "x86_64", "i386", "i486", "i586",
-					    "i686", "s390", "loongarch",
-					    "alpha" };
-	struct utsname u;
-	unsigned int i;
+	bool shmem = self->b.type == PC_TMPFS || self->b.type == PC_TMPFS_HUGE ||
+		     self->b.type == PC_MEMFD;
+	int i, n, err[2] = { 0, 0 }, fast;
+	uint64_t offs[CNT_READS], h0, h1;
+	size_t lens[CNT_READS];
+	struct iovec iov;
+	struct pc_rng r;
+	char *ref;
+	ssize_t ret[2];
 
-	if (uname(&u))
-		return false;
-	for (i = 0; i < ARRAY_SIZE(none); i++)
-		if (!strncmp(u.machine, none[i], strlen(none[i])))
-			return false;
-	return true;
+	pc_rng_init(&r, pc_seed());
+	ref = malloc(256);
+	ASSERT_NE(NULL, ref);
+	ASSERT_EQ(0, pc_write_pattern(self->fd, 0, CNT_SIZE, PC_MAGIC_DATA, 1,
+				      1));
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(CNT_SIZE, pread(self->fd, self->buf, CNT_SIZE, 0));
+	iov.iov_base = self->buf;
+	iov.iov_len = 1;
+	if (preadv2(self->fd, &iov, 1, 0, RWF_NOWAIT) < 0 &&
+	    errno == EOPNOTSUPP) {
+		free(ref);
+		SKIP(return, "%s: preadv2(RWF_NOWAIT) is EOPNOTSUPP (no FMODE_NOWAIT)",
+		     self->b.name);
+	}
+	for (i = 0; i < CNT_READS; i++) {
+		offs[i] = pc_rand_below(&r, CNT_SIZE - 256);
+		lens[i] = 1 + pc_rand_below(&r, 256);
+	}
+	h0 = cnt_get(_metadata, PC_VMSTAT_FAST_READ);
+	for (n = 0; n < CNT_READS; n++) {
+		/* CNT_READS * 256 bytes fit in the buffer */
+		iov.iov_base = (char *)self->buf + n * 256;
+		iov.iov_len = lens[n];
+		if (preadv2(self->fd, &iov, 1, offs[n], RWF_NOWAIT) !=
+		    (ssize_t)lens[n])
+			break;
+	}
+	h1 = cnt_get(_metadata, PC_VMSTAT_FAST_READ);
+	ASSERT_EQ(CNT_READS, n)
+		TH_LOG("RWF_NOWAIT read %d of hot data: %s", n,
+		       strerror(errno));
+	for (i = 0; i < CNT_READS; i++) {
+		char *got = (char *)self->buf + i * 256;
+
+		ASSERT_EQ((ssize_t)lens[i],
+			  pread(self->fd, ref, lens[i], offs[i]));
+		ASSERT_EQ(0, memcmp(ref, got, lens[i]))
+			TH_LOG("RWF_NOWAIT read %d returned other bytes than pread()",
+			       i);
+	}
+	/* Not cached: what the slow path returns, whichever path runs. */
+	for (fast = 1; !shmem && self->saved_fast >= 0 && fast >= 0; fast--) {
+		ASSERT_EQ(0, pc_fast_read_set(fast));
+		ASSERT_EQ(0, fsync(self->fd));
+		ASSERT_EQ(0, posix_fadvise(self->fd, 0, 0, POSIX_FADV_DONTNEED));
+		iov.iov_len = 64;
+		ret[fast] = preadv2(self->fd, &iov, 1, CNT_SIZE / 2,
+				    RWF_NOWAIT);
+		err[fast] = ret[fast] < 0 ? errno : 0;
+		if (ret[fast] == 64) {
+			ASSERT_EQ(64, pread(self->fd, ref, 64, CNT_SIZE / 2));
+			ASSERT_EQ(0, memcmp(ref, self->buf, 64));
+		}
+	}
+	if (self->saved_fast >= 0)
+		ASSERT_EQ(0, pc_fast_read_set(1));
+	free(ref);
+	ksft_print_msg("%s: %d hot RWF_NOWAIT reads: %s +%llu; not cached: %s%s\n",
+		       self->b.name, n, PC_VMSTAT_FAST_READ,
+		       (unsigned long long)(h1 - h0),
+		       shmem ? "n/a (shmem)" :
+		       self->saved_fast < 0 ? "no switch" :
+		       err[1] ? "EAGAIN with the switch on" :
+		       "the bytes with the switch on",
+		       shmem || self->saved_fast < 0 ? "" :
+		       err[0] ? ", EAGAIN off" : ", the bytes off");
+	ASSERT_LE(n / 2, h1 - h0)
+		TH_LOG("hot RWF_NOWAIT reads did not use the fast path");
+	for (fast = 1; !shmem && self->saved_fast >= 0 && fast >= 0; fast--)
+		ASSERT_TRUE(ret[fast] == 64 || err[fast] == EAGAIN)
+			TH_LOG("switch %d: a RWF_NOWAIT read of data not cached returned %zd (%s)",
+			       fast, ret[fast], strerror(err[fast]));
 }
 
 #define WM_LEN	(64 << 10)
@@ -258,7 +332,7 @@ static bool cnt_arch_flushes(void)
  */
 TEST_F(cnt, writably_mapped)
 {
-	bool flushes = cnt_arch_flushes();
+	bool flushes = pc_arch_flushes_dcache();
 	uint64_t h0, h1, h2, h3;
 	struct pc_rng r;
 	uint8_t *map;

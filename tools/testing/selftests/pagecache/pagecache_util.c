@@ -16,6 +16,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/utsname.h>
 #include <sys/vfs.h>
 
 #include "../kselftest.h"
@@ -696,4 +697,21 @@ int pc_kpageflags(uint64_t pfn, uint64_t *flags)
 	ret = pread(fd, flags, sizeof(*flags), pfn * sizeof(*flags));
 	close(fd);
 	return ret == sizeof(*flags) ? 0 : -1;
+}
+
+/* Of the architectures Linux runs on, all but these implement it. */
+bool pc_arch_flushes_dcache(void)
+{
+	static const char *const none[] = { "x86_64", "i386", "i486", "i586",
+					    "i686", "s390", "loongarch",
+					    "alpha" };
+	struct utsname u;
+	size_t i;
+
+	if (uname(&u))
+		return false;
+	for (i = 0; i < sizeof(none) / sizeof(none[0]); i++)
+		if (!strncmp(u.machine, none[i], strlen(none[i])))
+			return false;
+	return true;
 }

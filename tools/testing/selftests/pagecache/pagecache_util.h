@@ -225,6 +225,13 @@ int pc_drop_caches(void);
  */
 int pc_pfn(const void *addr, uint64_t *pfn);
 int pc_kpageflags(uint64_t pfn, uint64_t *flags);
+/*
+ * Does this architecture implement flush_dcache_folio()
+ * (ARCH_IMPLEMENTS_FLUSH_DCACHE_PAGE)?  There, reads of a file with a
+ * shared writable mapping take the slow path, which flushes user aliases:
+ * tests that need lockless reads map their files read-only.
+ */
+bool pc_arch_flushes_dcache(void);
 /* PG_rcu_free in /proc/kpageflags (include/linux/kernel-page-flags.h) */
 #define PC_KPF_RCU_FREE	43
 

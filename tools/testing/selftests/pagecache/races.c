@@ -106,7 +106,7 @@ struct race_op {
 /* Why a memory block did not go offline (struct race's offline_why[]). */
 enum {
 	OFF_SPANS, OFF_TIMEOUT, OFF_BUSY, OFF_EIO, OFF_EINVAL, OFF_HWPOISON,
-	OFF_OTHER,
+	OFF_OTHER, OFF_BOOT,
 	OFF_NR
 };
 
@@ -155,6 +155,11 @@ struct race {
 	unsigned int gen;	/* generation counter, atomic */
 	int stop;		/* atomic */
 	uint8_t *map;		/* mutator's shared mapping, or NULL */
+	/*
+	 * Whether it is writable: not where flush_dcache_folio() exists, or
+	 * no read would take the lockless path (pc_arch_flushes_dcache()).
+	 */
+	bool map_writable;
 	uint8_t *ref;		/* the file's bytes if they never change */
 
 	pthread_mutex_t lock;	/* protects everything below */
@@ -789,7 +794,7 @@ static int op_overwrite(struct race *rc, struct pc_rng *r)
 	size_t len = pc_rand_len(r, rc->size - off, rc->b->folio_size);
 	unsigned int g;
 
-	if (!rc->map || pc_rand_below(r, 2))
+	if (!rc->map || !rc->map_writable || pc_rand_below(r, 2))
 		return race_rewrite(rc, off, len);
 	/* Store through a shared mapping. */
 	g = __atomic_add_fetch(&rc->gen, 1, __ATOMIC_ACQ_REL);
@@ -999,6 +1004,7 @@ static int op_migrate(struct race *rc, struct pc_rng *r)
 static const char *const off_why[OFF_NR] = {
 	"spans zones", "timeout", "EBUSY", "EIO", "EINVAL",
 	"a poisoned page (soft_offline)", "EINTR/EAGAIN",
+	"EPERM (boot memory, which arm64 never offlines)",
 };
 
 /*
@@ -1098,12 +1104,15 @@ static int op_offline(struct race *rc, struct pc_rng *r)
 	 * migration failed, EINVAL: the block has a hole (QEMU's last block
 	 * does), is offline already, or no CONFIG_MEMORY_HOTREMOVE,
 	 * EHWPOISON: a page of the block was poisoned meanwhile, EINTR: a
-	 * signal.
+	 * signal, EPERM: a memory notifier vetoed it (arm64 does for memory
+	 * present at boot: prevent_memory_remove_notifier()).
 	 */
 	err = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 	why = err < 0 ? OFF_TIMEOUT : err == EBUSY ? OFF_BUSY :
 	      err == EIO ? OFF_EIO : err == EINVAL ? OFF_EINVAL :
-	      err == EHWPOISON ? OFF_HWPOISON : err == EINTR || err == EAGAIN ? OFF_OTHER : -1;
+	      err == EHWPOISON ? OFF_HWPOISON :
+	      err == EINTR || err == EAGAIN ? OFF_OTHER :
+	      err == EPERM ? OFF_BOOT : -1;
 	if (err && why < 0)
 		return -err;
 	if (err) {
@@ -1521,10 +1530,34 @@ static int op_shape_migrate(struct race *rc, struct pc_rng *r)
 
 /* ---- setup helpers for ops that need it ---- */
 
+/*
+ * Map the file shared at @addr (MAP_FIXED if not NULL): writable where
+ * that keeps reads lockless, else read-only through a descriptor opened
+ * read-only, since a shared mapping of one opened for writing counts as
+ * writable (VM_MAYWRITE) even without PROT_WRITE.
+ */
+static void *race_mmap(struct race *rc, void *addr)
+{
+	int flags = MAP_SHARED | (addr ? MAP_FIXED : 0), fd = rc->fd;
+	char path[64];
+	void *map;
+
+	rc->map_writable = !pc_arch_flushes_dcache();
+	if (rc->map_writable)
+		return mmap(addr, rc->size, PROT_READ | PROT_WRITE, flags, fd,
+			    0);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", rc->fd);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return MAP_FAILED;
+	map = mmap(addr, rc->size, PROT_READ, flags, fd, 0);
+	close(fd);
+	return map;
+}
+
 static void race_map(struct race *rc)
 {
-	rc->map = mmap(NULL, rc->size, PROT_READ | PROT_WRITE, MAP_SHARED,
-		       rc->fd, 0);
+	rc->map = race_mmap(rc, NULL);
 	if (rc->map == MAP_FAILED)
 		rc->map = NULL;
 }
@@ -1815,8 +1848,7 @@ static int shape_map(struct race *rc, size_t align)
 	if (p == MAP_FAILED)
 		return -errno;
 	a = (uint8_t *)(((uintptr_t)p + align - 1) & ~(uintptr_t)(align - 1));
-	if (mmap(a, rc->size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
-		 rc->fd, 0) == MAP_FAILED) {
+	if (race_mmap(rc, a) == MAP_FAILED) {
 		munmap(p, len);
 		return -errno;
 	}
@@ -2330,7 +2362,7 @@ TEST_F_TIMEOUT(race, memory_offline, RACE_TIMEOUT)
 {
 	const char *env = getenv("PAGECACHE_OFFLINE");
 	struct race *rc = &self->rc;
-	char buf[64], why[256];
+	char buf[64], why[320];
 	size_t i, n;
 
 	if (!env || strcmp(env, "1"))
