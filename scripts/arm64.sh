@@ -44,6 +44,22 @@ for prog in $PROGS; do
 	./"$prog" $ARGS || rc=1
 	echo "# $prog: $(($(date +%s) - t0)) s"
 done
+# The series' KUnit test ran at boot (configs/arm64.config).
+res=/sys/kernel/debug/kunit/rcu_free/results
+if [ -f "$res" ]; then
+	echo "# kunit rcu_free (ran at boot):"
+	sed 's/^/#   /' "$res"
+	if grep -qE '^[[:space:]]+not ok [0-9]+ ' "$res" ||
+	   ! grep -qE '^[[:space:]]+ok [0-9]+ ' "$res"; then
+		echo "not ok - kunit rcu_free"
+		rc=1
+	else
+		echo "ok - kunit rcu_free"
+	fi
+elif zcat /proc/config.gz 2>/dev/null | grep -qx 'CONFIG_PAGECACHE_RCU_FREE_KUNIT_TEST=y'; then
+	echo "not ok - kunit rcu_free: built in, but no $res"
+	rc=1
+fi
 hits1=$(awk '$1 == "pgcache_fast_read" {print $2}' /proc/vmstat)
 echo "# pgcache_fast_read: ${hits0:-none} before, ${hits1:-none} after"
 if [ -z "$hits1" ] || [ "$hits1" = "${hits0:-0}" ]; then
