@@ -291,6 +291,7 @@ TEST_F(cnt, nowait_reads)
 		ASSERT_EQ(0, pc_fast_read_set(fast));
 		ASSERT_EQ(0, fsync(self->fd));
 		ASSERT_EQ(0, posix_fadvise(self->fd, 0, 0, POSIX_FADV_DONTNEED));
+		iov.iov_base = self->buf;
 		iov.iov_len = 64;
 		ret[fast] = preadv2(self->fd, &iov, 1, CNT_SIZE / 2,
 				    RWF_NOWAIT);
