@@ -6,7 +6,7 @@ CONFIG ?= guest
 .PHONY: help deps tree export export-check build build-base build-debug \
 	boundaries cross vm check check-debug check-arm64 check-many check-many-mutant test-workbench clean distclean \
 	sync sync-selftests selftests mutants kunit model model-check model-bench \
-	lint bench bench-guest bench-smoke kvm-bundle send-check send soak soak-mutant
+	lint bench bench-guest bench-smoke readsizes kvm-bundle send-check send soak soak-mutant
 
 help:
 	@echo "pagecache-rcu: RCU page-cache reads for Linux 7.3 (see README.md)"
@@ -50,6 +50,9 @@ help:
 	@echo "  make bench-guest   the system-call matrix in a QEMU guest (real KVM only;"
 	@echo "                     TCG is for correctness) (bench/run.sh; KERNELS= CPUS= REPS=)"
 	@echo "  make bench-smoke   host tests of bench/ and both pipelines once"
+	@echo "  make readsizes     read sizes, page-cache hits and re-reads of real workloads"
+	@echo "                     (git grep, rg, cc, python, sqlite, nginx, tail) on this host's"
+	@echo "                     kernel, strace; results/<stamp>-readsizes (about 10 min)"
 	@echo "  make kvm-bundle    build/pagecache-bench.tar.gz: the matrix for a KVM host without QEMU"
 	@echo "  make send-check    sign-off, get_maintainer.pl recipients, git send-email --dry-run"
 	@echo "  make send          the same, for real (asks first)"
@@ -89,7 +92,7 @@ check-many: tree
 check-many-mutant: tree
 	$(S)/many.sh --mutant offline-chain-lost --no-races $(MANY_ARGS)
 test-workbench:
-	tests/workbench/test_scan.py && tests/workbench/test_series.sh && tests/workbench/test_mutants.sh && tests/workbench/test_provenance.sh
+	tests/workbench/test_scan.py && tests/workbench/test_readsizes.py && tests/workbench/test_series.sh && tests/workbench/test_mutants.sh && tests/workbench/test_provenance.sh
 clean:
 	rm -rf build/obj build/images build/check build/boundaries
 distclean:
@@ -119,6 +122,8 @@ bench-smoke:
 	bench/test.sh
 	OUT=build/bench-smoke KERNELS="final=build/images/final/$(CONFIG)/bzImage" bench/run.sh --smoke
 	bench/uml/run.sh --smoke --kernels final=work --cpus "1 2" --out build/bench-smoke-uml
+readsizes: tree
+	bench/readsizes/trace.sh $(READSIZES_ARGS)
 kvm-bundle: build build-base
 	bench/kvm-bundle.sh
 soak: tree

@@ -98,7 +98,7 @@ prereq "deps (Debian packages)" "$TOP/scripts/deps.sh"
 prereq "tree (base $BASE_PKG $BASE_PKG_VERSION + patches/)" "$TOP/scripts/tree.sh"
 single "patches/ re-exports byte-identical" "$TOP/scripts/export.sh" --check
 single "README and cover letter quote results of the series in patches/" "$TOP/scripts/provenance.py"
-tap "workbench unit tests" bash -c "'$TOP/tests/workbench/test_scan.py' && '$TOP/tests/workbench/test_series.sh' && '$TOP/tests/workbench/test_mutants.sh' && '$TOP/tests/workbench/test_provenance.sh'"
+tap "workbench unit tests" bash -c "'$TOP/tests/workbench/test_scan.py' && '$TOP/tests/workbench/test_readsizes.py' && '$TOP/tests/workbench/test_series.sh' && '$TOP/tests/workbench/test_mutants.sh' && '$TOP/tests/workbench/test_provenance.sh'"
 prereq "configure $CONFIG and build the final kernel" "$TOP/scripts/build.sh" "$CONFIG" "$WORK_BRANCH" final
 FAST_READ=0
 if grep -q '^CONFIG_PAGECACHE_RCU_FREE=y' "$BUILD/images/final/$CONFIG/config"; then
