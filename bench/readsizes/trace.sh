@@ -21,8 +21,8 @@
 # 2000 small files over loopback to a keep-alive client, sendfile on and
 # off), tail-log (tail -F following a log a writer appends to every ms).
 #
-# OUT (default results/<stamp>-readsizes) gets raw/<workload>/ with both
-# runs' traces (gzipped), readsizes.csv, summary.csv, report.md,
+# OUT (default results/<stamp>-readsizes) gets raw/<workload>.tar.xz with
+# both runs' traces and the residency, readsizes.csv, summary.csv, report.md,
 # metadata.json and reproducer.sh.
 . "$(dirname "$0")/../../scripts/lib.sh"
 
@@ -178,7 +178,13 @@ for wl in $WORKLOADS; do
 done
 # shellcheck disable=SC2086
 "$PY" "$TOP/bench/readsizes/analyze.py" "$OUT" $WORKLOADS >/dev/null
-for wl in $WORKLOADS; do gzip -f "$OUT/raw/$wl"/run[12].*; done
+# One xz archive per workload (its many per-process traces compress ten
+# times better together): tar -xJf raw/WORKLOAD.tar.xz -C raw, then
+# analyze.py OUT WORKLOAD... counts them again.
+for wl in $WORKLOADS; do
+	XZ_OPT=-9 tar -C "$OUT/raw" -cJf "$OUT/raw/$wl.tar.xz" "$wl"
+	rm -rf "${OUT:?}/raw/$wl"
+done
 "$PY" - "$OUT" "$WORKLOADS" <<'EOF'
 import json, os, platform, subprocess, sys
 out, wls = sys.argv[1], sys.argv[2].split()
@@ -186,7 +192,7 @@ ver = lambda *c: subprocess.run(c, capture_output=True, text=True).stdout.splitl
 json.dump({"kind": "readsizes", "instrument": "strace -ff -y on the host's own kernel "
            "(no patched kernel), two runs per workload, run 2 counted",
            "workloads": wls, "host_kernel": platform.release(), "host_cpus": os.cpu_count(),
-           "strace": ver("strace", "-V"), "series_hash": "none (host kernel)"},
+           "strace": ver("strace", "-V"), "series_hash": "host"},
           open(os.path.join(out, "metadata.json"), "w"), indent=2)
 EOF
 {

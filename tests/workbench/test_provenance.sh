@@ -52,4 +52,15 @@ printf 'diff one\n' >"$r/patches/0001-mm-one.patch"
 echo 'See results/20250101T000000Z-old.' >>"$r/README.md"
 t "a results folder that does not exist is named" \
 	output_has "names results/20250101T000000Z-old, which does not exist" expect 1 "$P" --top "$r"
+sed -i '$d' "$r/README.md"
+mkdir -p "$r/results/20260102T000000Z-readsizes" "$r/results/20260103T000000Z-uml"
+printf '{"series_hash": "host"}\n' >"$r/results/20260102T000000Z-readsizes/metadata.json"
+printf '{"series_hash": "0123456789abcdef"}\n' >"$r/results/20260103T000000Z-uml/metadata.json"
+cp "$r/cover/cover-letter.txt" "$tmp/cover.good"
+sed -i 's|Ratio 2.75.|Ratio 2.75; sizes in results/20260102T000000Z-readsizes.|' "$r/cover/cover-letter.txt"
+t "a host-kernel measurement may be quoted with the numbers" "$P" --top "$r"
+sed -i 's|Ratio 2.75;|Ratio 2.75, results/20260103T000000Z-uml;|' "$r/cover/cover-letter.txt"
+t "another series' results quoted with the numbers are stale" \
+	output_has "quotes results/20260103T000000Z-uml, measured on series 0123456789abcdef" expect 1 "$P" --top "$r"
+cp "$tmp/cover.good" "$r/cover/cover-letter.txt"
 tap_done
