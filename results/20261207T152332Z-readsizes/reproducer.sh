@@ -1,6 +1,6 @@
 #!/bin/sh
 # Re-run at the top of a fresh clone of the workbench.
 set -e
-git checkout f3dd377bc328e35e2c1d6763d9d7452a0d1e6a28
+git checkout 49bfa081f30390a7172100fa62715af6b747f113
 make deps tree
 bench/readsizes/trace.sh git-grep git-log ripgrep cc-build python-imports sqlite nginx-sendfile nginx-read tail-log
