@@ -10,7 +10,12 @@
 #
 #   export.sh            rewrite patches/
 #   export.sh --check    export into a scratch folder and fail if it differs
-#                        from patches/ (make check: nobody hand-edits patches)
+#                        from patches/, or the generated kernel files below
+#                        from the series (make check: nobody hand-edits them)
+#
+# Also writes, at their kernel paths at the top of this repository (KFILES,
+# default the top), the files the series adds outside tools/testing
+# (mm/rcu_free.c, ...), as the series' tip has them.
 . "$(dirname "$0")/lib.sh"
 
 PATCHES=${PATCHES:-$TOP/patches}
@@ -64,6 +69,27 @@ PY
 fi
 (cd "$out" && ls | grep -E '^[0-9]{4}-.*\.patch$' | grep -v '^0000-cover-letter' || true) >"$out/series"
 
+# The files the series adds, outside tools/testing (whose one edited copy is
+# in this repository: make sync), as they are at the tip: mm/rcu_free.c and
+# the others at their kernel paths at the top of this repository, so that
+# they can be read as files.  They are generated: edit branch `work`, then
+# make export.  Only kernel top-level folders, never this repository's own.
+GEN=$out/generated
+KFILES=${KFILES:-$TOP}
+mkdir -p "$GEN"
+mapfile -t added < <(kgit diff --name-only --diff-filter=A "$base" "$tip" -- . ':!tools/testing')
+gen_dirs=()
+for f in "${added[@]}"; do
+	d=${f%%/*}
+	case "$d" in
+	mm | include | Documentation | fs | kernel | lib | arch | block | drivers) ;;
+	*) die "the series adds $f: not a kernel folder this repository may generate" ;;
+	esac
+	[[ " ${gen_dirs[*]} " == *" $d "* ]] || gen_dirs+=("$d")
+	mkdir -p "$GEN/$(dirname "$f")"
+	kgit show "$tip:$f" >"$GEN/$f"
+done
+
 # README's "Latest benchmark" block: the same numbers as the cover letter,
 # and the plot, from results/latest.
 readme_block() {
@@ -97,6 +123,11 @@ case "$mode" in
 write)
 	cp "$out/readme.txt" "$TOP/README.md"
 	rm -f "$out/readme.txt"
+	for d in mm include Documentation fs kernel lib arch block drivers; do
+		rm -rf "${KFILES:?}/$d"
+	done
+	for d in "${gen_dirs[@]}"; do cp -r "$GEN/$d" "$KFILES/$d"; done
+	rm -rf "$GEN"
 	mkdir -p "$PATCHES"
 	rm -f "$PATCHES"/*.patch
 	cp "$out"/* "$PATCHES"/
@@ -109,6 +140,14 @@ write)
 		die "README.md's benchmark block is not the one results/latest gives (run 'make export')"
 	fi
 	rm -f "$out/readme.txt"
+	for d in mm include Documentation fs kernel lib arch block drivers; do
+		[ -e "$KFILES/$d" ] || [ -e "$GEN/$d" ] || continue
+		if ! diff -r -u "$KFILES/$d" "$GEN/$d" >"$out/gen.diff" 2>&1; then
+			head -20 "$out/gen.diff" >&2
+			die "$d/ is not what the series adds (generated: edit branch $WORK_BRANCH, then 'make export')"
+		fi
+	done
+	rm -rf "$GEN" "$out/gen.diff"
 	if ! diff -r -q "$out" "$PATCHES" >/dev/null 2>&1; then
 		diff -r -u "$PATCHES" "$out" | head -40 >&2 || true
 		die "patches/ is not what 'make export' writes from the applied series (hand-edited, or not re-exported)"

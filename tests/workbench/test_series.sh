@@ -11,7 +11,8 @@ S=$HERE/../../scripts
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export BUILD=$tmp/build KSRC=$tmp/build/linux PATCHES=$tmp/patches SKIP_PACKAGE=1
-export COVER=$tmp/cover.txt
+export COVER=$tmp/cover.txt KFILES=$tmp/top
+mkdir -p "$KFILES"
 printf 'mm: a test series\n\nWhy this series.\n' >"$COVER"
 mkdir -p "$KSRC/mm"
 g() { git -C "$KSRC" "$@"; }
@@ -62,4 +63,16 @@ t "unexported commits on work are not thrown away" \
 t "FORCE=1 discards them" bash -c "FORCE=1 '$S/tree.sh' && test \"\$(git -C '$KSRC' rev-list --count base..work)\" = 2"
 t "a series file naming a missing patch is an error" \
 	bash -c "echo 0003-missing.patch >>'$PATCHES/series'; '$S/tree.sh' 2>&1 | grep -q 'names 0003-missing.patch'"
+
+rm -rf "$PATCHES"
+cp -a "$tmp/good" "$PATCHES"
+FORCE=1 "$S/tree.sh" >/dev/null 2>&1
+printf 'int f;\n' >"$KSRC/mm/added.c"
+g add mm/added.c
+g commit -q -m "mm: add a file"
+t "export writes the files the series adds at their kernel paths" \
+	bash -c "'$S/export.sh' && cmp '$KFILES/mm/added.c' '$KSRC/mm/added.c' && test ! -e '$KFILES/mm/filemap.c'"
+echo '// edited' >>"$KFILES/mm/added.c"
+t "a generated file edited by hand fails the round trip" \
+	output_has "mm/ is not what the series adds" expect 1 "$S/export.sh" --check
 tap_done
