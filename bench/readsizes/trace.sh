@@ -114,10 +114,11 @@ run_workload() {
 		traced "$run" make -s -C "$KTREE" O="$W/cc-obj" -j2 defconfig scripts
 		;;
 	python-imports)
+		# shellcheck disable=SC2016
 		traced "$run" sh -c 'for i in $(seq 20); do /usr/bin/python3 -c "import json, email.parser, http.server, sqlite3, asyncio, unittest, xml.etree.ElementTree, decimal, argparse, logging, subprocess, csv"; done' ;;
 	sqlite) traced "$run" sqlite3 "$W/db.sqlite" ".read $W/queries.sql" ;;
 	nginx-sendfile | nginx-read)
-		nginx_conf "$([ $wl = nginx-sendfile ] && echo on || echo off)"
+		nginx_conf "$([ "$wl" = nginx-sendfile ] && echo on || echo off)"
 		(traced "$run" nginx -c "$W/nginx/nginx.conf") &
 		client
 		kill "$(cat "$W/nginx/pid")" 2>/dev/null || true
@@ -165,6 +166,7 @@ EOF
 	esac
 }
 
+need strace
 for wl in $WORKLOADS; do
 	dir=$OUT/raw/$wl
 	rm -rf "$dir"
