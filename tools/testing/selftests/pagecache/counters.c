@@ -414,7 +414,7 @@ static int cnt_storm_file(struct pc_backing *b, const char *tag, void *buf,
  * storm of quarter-megabyte files for pc_race_seconds() and exit with 0,
  * the step of cnt_storm_file() that failed, or 100 (joining the cgroup).
  */
-static void __attribute__((noreturn))
+static void __noreturn
 cnt_storm_child(FIXTURE_DATA(cnt) *self, const char *cg, const char *tag)
 {
 	double end;

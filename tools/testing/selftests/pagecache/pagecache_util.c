@@ -710,7 +710,7 @@ bool pc_arch_flushes_dcache(void)
 
 	if (uname(&u))
 		return false;
-	for (i = 0; i < sizeof(none) / sizeof(none[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(none); i++)
 		if (!strncmp(u.machine, none[i], strlen(none[i])))
 			return false;
 	return true;
