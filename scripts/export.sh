@@ -77,14 +77,13 @@ fi
 GEN=$out/generated
 KFILES=${KFILES:-$TOP}
 mkdir -p "$GEN"
+KDIRS=(mm include Documentation fs kernel lib arch block drivers)
 mapfile -t added < <(kgit diff --name-only --diff-filter=A "$base" "$tip" -- . ':!tools/testing')
 gen_dirs=()
 for f in "${added[@]}"; do
 	d=${f%%/*}
-	case "$d" in
-	mm | include | Documentation | fs | kernel | lib | arch | block | drivers) ;;
-	*) die "the series adds $f: not a kernel folder this repository may generate" ;;
-	esac
+	[[ " ${KDIRS[*]} " == *" $d "* ]] ||
+		die "the series adds $f: not a kernel folder this repository may generate"
 	[[ " ${gen_dirs[*]} " == *" $d "* ]] || gen_dirs+=("$d")
 	mkdir -p "$GEN/$(dirname "$f")"
 	kgit show "$tip:$f" >"$GEN/$f"
@@ -123,9 +122,7 @@ case "$mode" in
 write)
 	cp "$out/readme.txt" "$TOP/README.md"
 	rm -f "$out/readme.txt"
-	for d in mm include Documentation fs kernel lib arch block drivers; do
-		rm -rf "${KFILES:?}/$d"
-	done
+	for d in "${KDIRS[@]}"; do rm -rf "${KFILES:?}/$d"; done
 	for d in "${gen_dirs[@]}"; do cp -r "$GEN/$d" "$KFILES/$d"; done
 	rm -rf "$GEN"
 	mkdir -p "$PATCHES"
@@ -140,7 +137,7 @@ write)
 		die "README.md's benchmark block is not the one results/latest gives (run 'make export')"
 	fi
 	rm -f "$out/readme.txt"
-	for d in mm include Documentation fs kernel lib arch block drivers; do
+	for d in "${KDIRS[@]}"; do
 		[ -e "$KFILES/$d" ] || [ -e "$GEN/$d" ] || continue
 		if ! diff -r -u "$KFILES/$d" "$GEN/$d" >"$out/gen.diff" 2>&1; then
 			head -20 "$out/gen.diff" >&2

@@ -2,6 +2,7 @@
 """analyze.py: read-size histograms from strace -ff -y traces (issue 43).
 
     analyze.py OUTDIR WORKLOAD...
+    analyze.py --files TRACE...     the regular files the traces read
 
 For each WORKLOAD, OUTDIR/raw/WORKLOAD/run1.* and run2.* are the per-process
 traces of two consecutive runs (strace -ff -y -s 0, see trace.sh) and
@@ -251,6 +252,11 @@ def pct(a, b):
 
 
 def main():
+    if sys.argv[1:2] == ["--files"]:
+        # The regular files a run read, for resident.py (trace.sh).
+        for path in sorted({r[0] for r in Run(sys.argv[2:]).reads}):
+            print(path)
+        return
     out, workloads = sys.argv[1], sys.argv[2:]
     rows, hrows = [], []
     md = ["# Read sizes of real workloads (strace, this host's kernel)", ""]

@@ -66,8 +66,8 @@ traced() {
 }
 
 resident() {
-	cat "$dir"/run1.* | sed -n 's/^[a-z0-9]*(\(-\{0,1\}[0-9]*\)<\(\/[^>]*\)>.*/\2/p' | sort -u |
-		grep -v -e '^/proc/' -e '^/sys/' -e '^/dev/' | "$PY" "$TOP/bench/readsizes/resident.py" >"$dir/resident.txt"
+	"$PY" "$TOP/bench/readsizes/analyze.py" --files "$dir"/run1.* |
+		"$PY" "$TOP/bench/readsizes/resident.py" >"$dir/resident.txt"
 }
 
 nginx_conf() {
