@@ -7,7 +7,7 @@
  * folios, batches past the limit on what is in flight wait for an
  * expedited grace period and a freeing task past it waits, chains whose
  * freeing writes every page are freed in process context; and how long
- * freeing a chain at its bound takes.  Built into
+ * freeing a chain at its bound and a drain take.  Built into
  * rcu_free.c (it includes this file), so it can see the per-CPU chains.
  *
  * The offline case builds the state that only PREEMPT_RT reaches, and only
@@ -248,6 +248,26 @@ static void rcu_free_test_throttle(struct kunit *test)
 }
 
 /*
+ * An order-0 folio charged to the memcg of this kthread (the root: enough
+ * for memcg_data), or NULL after failing @test.
+ */
+static struct folio *rcu_free_test_charged_folio(struct kunit *test)
+{
+	struct folio *folio = folio_alloc(GFP_KERNEL | __GFP_NOWARN, 0);
+
+	if (!folio) {
+		KUNIT_FAIL(test, "no memory for a test folio");
+		return NULL;
+	}
+	if (mem_cgroup_charge(folio, NULL, GFP_KERNEL)) {
+		folio_put(folio);
+		KUNIT_FAIL(test, "cannot charge a test folio");
+		return NULL;
+	}
+	return folio;
+}
+
+/*
  * A charged folio freed with PG_rcu_free stays charged to its memcg while it
  * waits for its grace period, and is uncharged when it is really freed (a
  * folio still charged there is a bad page, which the console scan reports).
@@ -259,14 +279,9 @@ static void rcu_free_test_memcg(struct kunit *test)
 
 	if (mem_cgroup_disabled())
 		kunit_skip(test, "memory cgroups are disabled");
-	folio = folio_alloc(GFP_KERNEL | __GFP_NOWARN, 0);
-	KUNIT_ASSERT_NOT_NULL(test, folio);
-	/* To the memcg of this kthread, the root: enough for memcg_data. */
-	if (mem_cgroup_charge(folio, NULL, GFP_KERNEL)) {
-		folio_put(folio);
-		KUNIT_FAIL(test, "cannot charge a test folio");
+	folio = rcu_free_test_charged_folio(test);
+	if (!folio)
 		return;
-	}
 	KUNIT_ASSERT_TRUE(test, folio_memcg_charged(folio));
 	folio_set_rcu_free(folio);
 
@@ -296,13 +311,9 @@ static void rcu_free_test_memcg_hwpoison(struct kunit *test)
 		kunit_skip(test, "no PG_hwpoison without CONFIG_MEMORY_FAILURE");
 	if (mem_cgroup_disabled())
 		kunit_skip(test, "memory cgroups are disabled");
-	folio = folio_alloc(GFP_KERNEL | __GFP_NOWARN, 0);
-	KUNIT_ASSERT_NOT_NULL(test, folio);
-	if (mem_cgroup_charge(folio, NULL, GFP_KERNEL)) {
-		folio_put(folio);
-		KUNIT_FAIL(test, "cannot charge a test folio");
+	folio = rcu_free_test_charged_folio(test);
+	if (!folio)
 		return;
-	}
 	folio_set_rcu_free(folio);
 	SetPageHWPoison(&folio->page);
 	folio_put(folio);
@@ -387,6 +398,56 @@ static void rcu_free_test_callback_cost(struct kunit *test)
 }
 
 /*
+ * What one rcu_free_folios_drain() costs its caller (the allocator and
+ * memcg charge before their OOM killers, compaction, alloc_contig_range(),
+ * offlining, memory failure; pgcache_rcu_drains counts those that found
+ * batches in flight): with a folio on the chain of every online CPU, the
+ * IPIs, an rcu_barrier() and the work flushes; with nothing in flight, the
+ * check alone.  The times go to the log (median, min and max).
+ */
+static void rcu_free_test_drain_cost(struct kunit *test)
+{
+	u64 busy[RCU_FREE_TEST_ROUNDS], idle[RCU_FREE_TEST_ROUNDS], t0;
+	unsigned int cpu, nr_cpus = 0;
+	bool waited, waited_idle;
+	struct folio *folio;
+	int round;
+
+	for (round = 0; round < RCU_FREE_TEST_ROUNDS; round++) {
+		cpus_read_lock();
+		nr_cpus = 0;
+		for_each_online_cpu(cpu) {
+			folio = rcu_free_test_folio(0);
+			KUNIT_ASSERT_NOT_NULL(test, folio);
+			smp_call_function_single(cpu, rcu_free_test_defer,
+						 folio, 1);
+			nr_cpus++;
+		}
+		t0 = ktime_get_ns();
+		waited = rcu_free_folios_drain();
+		busy[round] = ktime_get_ns() - t0;
+		cpus_read_unlock();
+		t0 = ktime_get_ns();
+		waited_idle = rcu_free_folios_drain();
+		idle[round] = ktime_get_ns() - t0;
+		KUNIT_EXPECT_TRUE_MSG(test, waited,
+				      "a drain with folios in flight did not wait");
+		KUNIT_EXPECT_FALSE_MSG(test, waited_idle,
+				       "a drain with nothing in flight waited");
+	}
+	sort(busy, RCU_FREE_TEST_ROUNDS, sizeof(busy[0]), rcu_free_test_cmp_u64,
+	     NULL);
+	sort(idle, RCU_FREE_TEST_ROUNDS, sizeof(idle[0]), rcu_free_test_cmp_u64,
+	     NULL);
+	kunit_info(test, "drain: %llu us (%llu-%llu) with a folio on each of %u CPUs' chains, %llu ns (%llu-%llu) with nothing in flight, over %d rounds\n",
+		   div_u64(busy[RCU_FREE_TEST_ROUNDS / 2], 1000),
+		   div_u64(busy[0], 1000),
+		   div_u64(busy[RCU_FREE_TEST_ROUNDS - 1], 1000), nr_cpus,
+		   idle[RCU_FREE_TEST_ROUNDS / 2], idle[0],
+		   idle[RCU_FREE_TEST_ROUNDS - 1], RCU_FREE_TEST_ROUNDS);
+}
+
+/*
  * Where freeing a chain writes every page (init_on_free, page poisoning),
  * the RCU callback does not free it in softirq context but queues it for
  * rcu_free_done_fn(); otherwise it frees it at once.  Either way every
@@ -433,6 +494,7 @@ static struct kunit_case rcu_free_test_cases[] = {
 	KUNIT_CASE(rcu_free_test_limit),
 	KUNIT_CASE(rcu_free_test_throttle),
 	KUNIT_CASE(rcu_free_test_callback_cost),
+	KUNIT_CASE(rcu_free_test_drain_cost),
 	KUNIT_CASE(rcu_free_test_writes_pages),
 	KUNIT_CASE_SLOW(rcu_free_test_offline),
 	{}

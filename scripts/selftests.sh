@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # selftests.sh build | run
 #   build: build tools/testing/selftests/pagecache (this repository's copy)
-#          with the base kernel tree's kselftest headers and lib.mk, in
-#          build/ksft, against the host's libc headers.
+#          with the kernel tree's kselftest headers, lib.mk and exported
+#          UAPI headers, in build/ksft, against the host's libc.
 #   run:   run every test program of the suite (TAP), on whatever kernel
 #          this runs on: the host's, or a guest's through scripts/vm
 #          ($PAGECACHE_PROGS="counters races" runs only those).
@@ -20,14 +20,33 @@ if [ -n "${KSFT_CROSS:-}" ]; then
 	CROSS_ARGS=(CROSS_COMPILE="$KSFT_CROSS" LDFLAGS=-static)
 fi
 
+# The programs build as in a kernel tree (lib.mk finds the exported UAPI
+# headers at $top_srcdir/usr/include, counters.c includes
+# tools/include/io_uring/mini_liburing.h), in a copy laid out like one:
+# $KSFT/src holds the tree's kselftest framework, tools/include/io_uring
+# and the UAPI headers of $KSRC (make headers), and $KSFT/pagecache
+# names this repository's copy of the tests inside it.
 build() {
-	local ksrc=$KSRC/tools/testing/selftests
+	local ksrc=$KSRC/tools/testing/selftests tree=$KSFT/src harch=x86
+	local sel=$KSFT/src/tools/testing/selftests
 	[ -f "$ksrc/lib.mk" ] || die "no kselftest framework in $ksrc (run 'make tree')"
+	case "${KSFT_CROSS:-}" in
+	aarch64-*) harch=arm64 ;;
+	riscv64-*) harch=riscv ;;
+	esac
 	rm -rf "$KSFT"
-	mkdir -p "$KSFT"
-	cp -r "$ksrc/lib.mk" "$ksrc/kselftest.h" "$ksrc/kselftest_harness.h" "$ksrc/kselftest" "$KSFT/"
-	cp -r "$SRC" "$KSFT/pagecache"
-	env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS make -s -C "$KSFT/pagecache" OUTPUT="$KSFT/pagecache" KHDR_INCLUDES= "${CROSS_ARGS[@]}" >"$KSFT/build.log" 2>&1 ||
+	mkdir -p "$sel" "$tree/tools/include"
+	cp -r "$ksrc/lib.mk" "$ksrc/kselftest.h" "$ksrc/kselftest_harness.h" "$ksrc/kselftest" "$sel/"
+	cp -r "$KSRC/tools/include/io_uring" "$tree/tools/include/"
+	cp -r "$SRC" "$sel/pagecache"
+	ln -s "src/tools/testing/selftests/pagecache" "$KSFT/pagecache"
+	env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS make -s -C "$KSRC" O="$KSFT/hdr" ARCH="$harch" \
+		headers >"$KSFT/build.log" 2>&1 ||
+		{ tail -5 "$KSFT/build.log" >&2; die "make headers in $KSRC failed (log: $KSFT/build.log)"; }
+	mkdir -p "$tree/usr"
+	mv "$KSFT/hdr/usr/include" "$tree/usr/"
+	rm -rf "$KSFT/hdr"
+	env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS make -s -C "$KSFT/pagecache" OUTPUT="$KSFT/pagecache" "${CROSS_ARGS[@]}" >>"$KSFT/build.log" 2>&1 ||
 		{ grep -m5 -E 'error|warning' "$KSFT/build.log" >&2; die "selftests do not build (log: $KSFT/build.log)"; }
 	if grep -q 'warning:' "$KSFT/build.log"; then
 		grep 'warning:' "$KSFT/build.log" >&2

@@ -10,8 +10,8 @@
 #
 # pack takes what make bench built (build/uml/{base,final} and their
 # pcbench.ko: run make bench, or bench/uml/run.sh --smoke, first), the static
-# busybox, logreread and heldback, the userspace model's bench with its liburcu, an
-# empty ext4 image (gzipped) and build/base.env; about 20 MB.  The UML
+# busybox, logreread and heldback, the userspace model's bench with its liburcu,
+# empty ext4 and XFS images (gzipped) and build/base.env; about 20 MB.  The UML
 # binaries need glibc 2.34 or newer there.  run calls bench/uml/run.sh
 # --no-build with those stand-ins at 1, 2, 4, ... up to the machine's CPU
 # count (at most 64): fd per thread, 16 B to 64 KiB, every fs, the probe, the
@@ -49,6 +49,9 @@ pack() {
 	truncate -s 256M "$d/ext4.img"
 	mkfs.ext4 -q -F "$d/ext4.img"
 	gzip -9 "$d/ext4.img"
+	truncate -s 512M "$d/xfs.img"
+	mkfs.xfs -q -f "$d/xfs.img"
+	gzip -9 "$d/xfs.img"
 	du -sh "$d" | awk '{ print "device.sh: packed " $2 " (" $1 ")" }'
 }
 
@@ -73,10 +76,10 @@ run() {
 		echo "device.sh: /dev/shm is small; UML memory in $PCB_TMPDIR"
 	fi
 	# shellcheck disable=SC2086 # DEVICE_ARGS is a list of options
-	BUILD=$d PCB_BUSYBOX=$d/bin/busybox PCB_EXT4_GZ=$d/ext4.img.gz \
+	BUILD=$d PCB_BUSYBOX=$d/bin/busybox PCB_EXT4_GZ=$d/ext4.img.gz PCB_XFS_GZ=$d/xfs.img.gz \
 		PCB_LOGBIN=$d/bin/logreread PCB_HELDBIN=$d/bin/heldback PCB_MODEL_BIN=$d/bin/pagecache-model-bench \
 		LD_LIBRARY_PATH=$d/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
-		"$TOP/bench/uml/run.sh" --no-build --no-gitgrep --no-report --cpus "$cpus" \
+		"$TOP/bench/uml/run.sh" --no-build --no-gitgrep --no-replay --no-report --cpus "$cpus" \
 		--boots 2 --rounds 2 --ms 300 --shapes ownfd --sizes "16 512 4096 65536" \
 		--out "$res" ${DEVICE_ARGS:-} || rc=$?
 	tar -C "$(dirname "$res")" -czf "$out/uml-device.tar.gz" uml-device

@@ -31,6 +31,18 @@ uml_ext4_image() {
 	mkfs.ext4 -q -F "$1"
 }
 
+# uml_xfs_image FILE: a fresh, empty XFS image (512 MiB, sparse; mkfs.xfs
+# wants 300 MiB at least) for ubd1=FILE; from PCB_XFS_GZ where set.
+uml_xfs_image() {
+	rm -f "$1"
+	if [ -n "${PCB_XFS_GZ:-}" ]; then
+		gzip -dc "$PCB_XFS_GZ" >"$1" || die "cannot unpack $PCB_XFS_GZ"
+		return
+	fi
+	truncate -s 512M "$1"
+	mkfs.xfs -q -f "$1" || die "mkfs.xfs $1 failed"
+}
+
 # uml_module OBJ SOURCE.c: SOURCE.c and the Kbuild next to it, built as a
 # module for the kernel in OBJ, in OBJ-mod (again every time: its vermagic
 # must match the kernel).

@@ -22,6 +22,11 @@
  *       opened by each thread (the shape of a pread benchmark with an fd
  *       per thread); ownfile: thread i reads P.i.  mode zero reads L bytes
  *       at offset 0; seq reads on, wrapping at EOF.
+ *   replay path=D cpus=N ms=T
+ *       a recorded workload's reads (bench/readsizes/replay.py): every
+ *       thread opens D/f00000.. itself and reads D/trace.bin's (file,
+ *       offset, size) records in order, from the first again at the end;
+ *       two passes before the clock starts, so that the folios are hot.
  *
  * result: "ops=.. rate=.. cpu_ns=.. wall_ns=.. min_ops=.. max_ops=..":
  * total reads, the sum over threads of ops/window (per second), the host
@@ -46,12 +51,24 @@
 #define MAX_THREADS	64
 #define RESULT_LEN	160
 
-enum pcb_test { PCB_ATOMIC, PCB_READ };
+enum pcb_test { PCB_ATOMIC, PCB_READ, PCB_REPLAY };
+
+/* D/trace.bin: a header, then nr_recs records (host byte order) */
+struct pcb_trace_hdr {
+	char magic[4];			/* "PCBR" */
+	u32 nr_files, nr_recs, max_len;
+};
+
+struct pcb_rec {
+	u32 file, len;
+	u64 off;
+};
 enum pcb_shape { SH_SHARED, SH_PRIVATE, SH_OWNFD, SH_OWNFILE };
 
 struct pcb_thread {
 	struct task_struct *task;
 	struct file *file;
+	struct file **files;		/* PCB_REPLAY: one per trace file */
 	void *buf;
 	u64 ops, ns, cpu_ns;
 	int err;
@@ -65,6 +82,9 @@ static struct {
 	bool seq;
 	char path[128];
 	struct file *shared_file;
+	void *trace;			/* PCB_REPLAY: D/trace.bin */
+	const struct pcb_rec *recs;
+	u32 nr_files, nr_recs;
 } cfg;
 
 static struct pcb_thread threads[MAX_THREADS];
@@ -96,20 +116,35 @@ static u64 host_thread_cpu_ns(void)
 #endif
 }
 
-static ssize_t pcb_read(struct pcb_thread *t, loff_t *pos)
+static ssize_t pcb_read_at(struct file *file, void *buf, size_t len,
+			   loff_t *pos)
 {
-	struct kvec kv = { .iov_base = t->buf, .iov_len = cfg.len };
+	struct kvec kv = { .iov_base = buf, .iov_len = len };
 	struct iov_iter iter;
 	struct kiocb kiocb;
 	ssize_t ret;
 
-	init_sync_kiocb(&kiocb, t->file);
+	init_sync_kiocb(&kiocb, file);
 	kiocb.ki_pos = *pos;
-	iov_iter_kvec(&iter, ITER_DEST, &kv, 1, cfg.len);
-	ret = t->file->f_op->read_iter(&kiocb, &iter);
+	iov_iter_kvec(&iter, ITER_DEST, &kv, 1, len);
+	ret = file->f_op->read_iter(&kiocb, &iter);
 	if (ret > 0)
 		*pos = kiocb.ki_pos;
 	return ret;
+}
+
+static ssize_t pcb_read(struct pcb_thread *t, loff_t *pos)
+{
+	return pcb_read_at(t->file, t->buf, cfg.len, pos);
+}
+
+/* Record @i of the trace, read by @t; negative on error. */
+static ssize_t pcb_replay_one(struct pcb_thread *t, u32 i)
+{
+	const struct pcb_rec *r = &cfg.recs[i];
+	loff_t pos = r->off;
+
+	return pcb_read_at(t->files[r->file], t->buf, r->len, &pos);
 }
 
 static int pcb_thread_fn(void *arg)
@@ -120,7 +155,17 @@ static int pcb_thread_fn(void *arg)
 	ssize_t ret;
 
 	/* warm: fault the folios in (and let a patched kernel mark them) */
-	if (cfg.test == PCB_READ) {
+	if (cfg.test == PCB_REPLAY) {
+		u32 i;
+
+		for (i = 0; i < 2 * cfg.nr_recs && !t->err; i++) {
+			ret = pcb_replay_one(t, i % cfg.nr_recs);
+			if (ret < 0)
+				t->err = ret;
+			if (!(i & 255))
+				cond_resched();
+		}
+	} else if (cfg.test == PCB_READ) {
 		int i;
 
 		for (i = 0; i < 3; i++) {
@@ -140,7 +185,15 @@ static int pcb_thread_fn(void *arg)
 	t0 = ktime_get_ns();
 	c0 = host_thread_cpu_ns();
 	while (!t->err && !READ_ONCE(stop)) {
-		if (cfg.test == PCB_ATOMIC) {
+		if (cfg.test == PCB_REPLAY) {
+			ret = pcb_replay_one(t, (u32)pos);
+			if (ret < 0) {
+				t->err = ret;
+				break;
+			}
+			if (++pos == cfg.nr_recs)
+				pos = 0;
+		} else if (cfg.test == PCB_ATOMIC) {
 			if (cfg.shape == SH_SHARED)
 				atomic_long_inc(&shared_counter);
 			else
@@ -190,14 +243,91 @@ static void pcb_cleanup(unsigned int n)
 			kthread_stop(t->task);
 		if (t->file && t->file != cfg.shared_file)
 			filp_close(t->file, NULL);
+		if (t->files) {
+			u32 f;
+
+			for (f = 0; f < cfg.nr_files; f++)
+				if (t->files[f])
+					filp_close(t->files[f], NULL);
+			kvfree(t->files);
+		}
 		kvfree(t->buf);
 		t->task = NULL;
 		t->file = NULL;
+		t->files = NULL;
 		t->buf = NULL;
 	}
 	if (cfg.shared_file)
 		filp_close(cfg.shared_file, NULL);
 	cfg.shared_file = NULL;
+	kvfree(cfg.trace);
+	cfg.trace = NULL;
+	cfg.recs = NULL;
+}
+
+/* Read and check D/trace.bin; cfg.len becomes its largest read. */
+static int pcb_load_trace(void)
+{
+	const struct pcb_trace_hdr *h;
+	struct file *f;
+	char name[160];
+	loff_t size, pos = 0;
+	ssize_t n;
+	u32 i;
+
+	snprintf(name, sizeof(name), "%s/trace.bin", cfg.path);
+	f = filp_open(name, O_RDONLY, 0);
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	size = i_size_read(file_inode(f));
+	if (size < (loff_t)sizeof(*h) || size > (64 << 20)) {
+		filp_close(f, NULL);
+		return -EINVAL;
+	}
+	cfg.trace = kvmalloc(size, GFP_KERNEL);
+	if (!cfg.trace) {
+		filp_close(f, NULL);
+		return -ENOMEM;
+	}
+	n = kernel_read(f, cfg.trace, size, &pos);
+	filp_close(f, NULL);
+	if (n != size)
+		return n < 0 ? n : -EIO;
+	h = cfg.trace;
+	if (memcmp(h->magic, "PCBR", 4) || !h->nr_files || !h->nr_recs ||
+	    !h->max_len || h->max_len > (16U << 20) ||
+	    size != sizeof(*h) + (loff_t)h->nr_recs * sizeof(struct pcb_rec))
+		return -EINVAL;
+	cfg.recs = (const void *)(h + 1);
+	for (i = 0; i < h->nr_recs; i++)
+		if (cfg.recs[i].file >= h->nr_files ||
+		    cfg.recs[i].len > h->max_len)
+			return -EINVAL;
+	cfg.nr_files = h->nr_files;
+	cfg.nr_recs = h->nr_recs;
+	cfg.len = h->max_len;
+	return 0;
+}
+
+/* Thread @t's own struct file for every file of the trace. */
+static int pcb_open_trace_files(struct pcb_thread *t)
+{
+	char name[160];
+	u32 f;
+
+	t->files = kvcalloc(cfg.nr_files, sizeof(*t->files), GFP_KERNEL);
+	if (!t->files)
+		return -ENOMEM;
+	for (f = 0; f < cfg.nr_files; f++) {
+		struct file *file;
+
+		snprintf(name, sizeof(name), "%s/f%05u", cfg.path, f);
+		file = filp_open(name, O_RDONLY, 0);
+		if (IS_ERR(file))
+			return PTR_ERR(file);
+		t->files[f] = file;
+	}
+	return 0;
 }
 
 static struct file *pcb_open(unsigned int i)
@@ -229,6 +359,11 @@ static int pcb_run(void)
 	WRITE_ONCE(go, false);
 	WRITE_ONCE(stop, false);
 
+	if (cfg.test == PCB_REPLAY) {
+		err = pcb_load_trace();
+		if (err)
+			goto out;
+	}
 	if (cfg.test == PCB_READ && cfg.shape == SH_SHARED) {
 		cfg.shared_file = filp_open(cfg.path, O_RDONLY, 0);
 		if (IS_ERR(cfg.shared_file)) {
@@ -240,6 +375,11 @@ static int pcb_run(void)
 	for (i = 0; i < n; i++) {
 		struct pcb_thread *t = &threads[i];
 
+		if (cfg.test == PCB_REPLAY) {
+			err = pcb_open_trace_files(t);
+			if (err)
+				goto out;
+		}
 		if (cfg.test == PCB_READ) {
 			t->file = cfg.shared_file ?: pcb_open(i);
 			if (IS_ERR(t->file)) {
@@ -247,6 +387,8 @@ static int pcb_run(void)
 				t->file = NULL;
 				goto out;
 			}
+		}
+		if (cfg.test != PCB_ATOMIC) {
 			t->buf = kvmalloc(cfg.len, GFP_KERNEL);
 			if (!t->buf) {
 				err = -ENOMEM;
@@ -306,6 +448,8 @@ static int pcb_parse(char *line)
 		cfg.test = PCB_ATOMIC;
 	else if (!strcmp(tok, "read"))
 		cfg.test = PCB_READ;
+	else if (!strcmp(tok, "replay"))
+		cfg.test = PCB_REPLAY;
 	else
 		return -EINVAL;
 	cfg.shape = cfg.test == PCB_ATOMIC ? SH_SHARED : SH_OWNFD;
@@ -353,6 +497,8 @@ static int pcb_parse(char *line)
 		return -EINVAL;
 	if (cfg.test == PCB_ATOMIC)
 		return cfg.shape == SH_SHARED || cfg.shape == SH_PRIVATE ? 0 : -EINVAL;
+	if (cfg.test == PCB_REPLAY)
+		return cfg.path[0] && cfg.shape == SH_OWNFD ? 0 : -EINVAL;
 	if (!cfg.path[0] || !cfg.len || cfg.len > (16U << 20) ||
 	    cfg.shape == SH_PRIVATE)
 		return -EINVAL;

@@ -4,8 +4,10 @@
 #
 #   bench/uml/run.sh [--kernels "LABEL=REV ..."] [--cpus "1 2 .."]
 #                    [--boots B] [--rounds R] [--ms T] [--sizes "16 .."]
-#                    [--fs "tmpfs ramfs ext4"] [--shapes "ownfd shared ownfile"]
+#                    [--fs "tmpfs ramfs ext4 xfs bdev"]
+#                    [--shapes "ownfd shared ownfile"]
 #                    [--no-seq] [--no-gitgrep] [--no-logreread] [--smoke]
+#                    [--replay "WORKLOAD .."] [--no-replay] [--replay-from DIR]
 #                    [--boundaries] [--large-folios] [--out DIR]
 #                    [--no-build] [--no-report]
 #
@@ -30,16 +32,26 @@
 # count.  Rows per round: the probe at each CPU count; reads of --sizes
 # (default 16 512 4096 65536 1048576) at offset 0 for every fs x shape x
 # CPU count (shared: one struct file; ownfd: one file, opened per thread;
-# ownfile: a file per thread); tmpfs sequential reads of a written,
+# ownfile: a file per thread; xfs is a second ubd disk, and bdev reads a
+# third one through its block device node, /dev/ubdc, fd per thread or
+# shared, no ownfile); tmpfs sequential reads of a written,
 # fallocated and sparse file at 4 KiB, 64 KiB and 1 MiB, one reader (the
 # shape of the fio table of the shmem batching patch); git grep over mm/ on
 # tmpfs by 1..N processes, 8 greps each, and bench/logreread.c (one writer
 # appending 64-byte records, 1..N readers re-reading recent ones): the
 # real-world workloads, through UML's costly system calls, which bound
-# their ratios (--no-gitgrep, --no-logreread leave them out).  In the boots
+# their ratios (--no-gitgrep, --no-logreread leave them out).  Recorded
+# workloads replayed in the kernel (--replay, default "sqlite nginx-read
+# python-imports"; --no-replay): the reads of regular files that make
+# readsizes traced (the newest results/*-readsizes folder, or
+# --replay-from DIR), as (file, offset, bytes) records
+# (bench/readsizes/replay.py) that one kthread per virtual CPU reads in
+# order through ->read_iter, from files of the traced extents copied into
+# tmpfs and ext4; the host's own 16-byte pread() is timed next to them
+# (host-pread.csv), for the system call they leave out.  In the boots
 # of kernels with the series' counters, bench/heldback.c samples the memory
 # held back by the deferred freeing every millisecond during a truncate
-# storm of 1..N processes on tmpfs and ext4 (held.csv).  --smoke: 1 boot, 1
+# storm of 1..N processes on tmpfs, ext4 and xfs (held.csv).  --smoke: 1 boot, 1
 # round, 16 B and 64 KiB, 100 ms points.  --boundaries: base and every
 # patch boundary p1..pN (the last is the whole series), 16 B and 64 KiB,
 # ownfd, no sequential rows (options after it can change that).
@@ -60,8 +72,9 @@ default_cpus() {
 }
 KSPEC="base=$BASE_TAG final=$WORK_BRANCH"
 CPUS=$(default_cpus) BOOTS=2 ROUNDS=3 MS=500 SIZES="16 512 4096 65536 1048576"
-FSS="tmpfs ramfs ext4" SHAPES="ownfd shared ownfile" SEQ=1 GITGREP=1 LOGRR=1 GGRUNS=8
+FSS="tmpfs ramfs ext4 xfs bdev" SHAPES="ownfd shared ownfile" SEQ=1 GITGREP=1 LOGRR=1 GGRUNS=8
 OUT='' REPORT=1 BUILD_UML=1 SMOKE=0 BOUNDARIES=0 LARGE=0
+REPLAY="sqlite nginx-read python-imports" REPLAY_FROM=
 ARGS=("$@")
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -76,8 +89,11 @@ while [ $# -gt 0 ]; do
 	--no-seq) SEQ=0 ;;
 	--no-gitgrep) GITGREP=0 ;;
 	--no-logreread) LOGRR=0 ;;
-	--boundaries) BOUNDARIES=1 SIZES="16 65536" SHAPES=ownfd SEQ=0 GITGREP=0 LOGRR=0 ;;
-	--smoke) SMOKE=1 BOOTS=1 ROUNDS=1 MS=100 SIZES="16 65536" GGRUNS=1 ;;
+	--replay) REPLAY=$2; shift ;;
+	--no-replay) REPLAY='' ;;
+	--replay-from) REPLAY_FROM=$2; shift ;;
+	--boundaries) BOUNDARIES=1 SIZES="16 65536" SHAPES=ownfd SEQ=0 GITGREP=0 LOGRR=0 REPLAY='' ;;
+	--smoke) SMOKE=1 BOOTS=1 ROUNDS=1 MS=100 SIZES="16 65536" GGRUNS=1 REPLAY=nginx-read ;;
 	--large-folios) LARGE=1 ;;
 	--out) OUT=$2; shift ;;
 	--no-report) REPORT=0 ;;
@@ -99,15 +115,16 @@ for c in $CPUS; do
 done
 [ "$MAXCPU" -gt 0 ] || die "--cpus is empty"
 for s in $SIZES; do posint --sizes "$s"; [ "$s" -le 1048576 ] || die "--sizes: at most 1048576"; done
-for f in $FSS; do case $f in tmpfs | ramfs | ext4) ;; *) die "--fs: tmpfs, ramfs or ext4, not '$f'" ;; esac; done
+for f in $FSS; do case $f in tmpfs | ramfs | ext4 | xfs | bdev) ;; *) die "--fs: tmpfs, ramfs, ext4, xfs or bdev, not '$f'" ;; esac; done
 for s in $SHAPES; do case $s in ownfd | shared | ownfile) ;; *) die "--shapes: ownfd, shared or ownfile, not '$s'" ;; esac; done
 [ "$(uname -m)" = x86_64 ] || die "UML here is built for x86_64 hosts, not $(uname -m)"
 # Prebuilt stand-ins (bench/uml/device.sh, on a machine without them):
-# PCB_BUSYBOX, PCB_EXT4_GZ (an empty ext4 image, gzipped), PCB_LOGBIN,
+# PCB_BUSYBOX, PCB_EXT4_GZ and PCB_XFS_GZ (empty images, gzipped), PCB_LOGBIN,
 # PCB_HELDBIN, PCB_MODEL_BIN.
 need=python3
 [ -n "${PCB_BUSYBOX:-}" ] || need+=" busybox"
 [ -n "${PCB_EXT4_GZ:-}" ] || need+=" mkfs.ext4"
+case " $FSS " in *" xfs "*) [ -n "${PCB_XFS_GZ:-}" ] || need+=" mkfs.xfs" ;; esac
 for t in $need; do
 	command -v "$t" >/dev/null || die "$t not found (make deps)"
 done
@@ -242,22 +259,62 @@ if [ "$GITGREP" = 1 ]; then
 	checkout_worktree "$BASE_TAG" "$UB/grep-tree"
 	TREE=$UB/grep-tree/mm
 fi
+# Recorded workloads (make readsizes): each one's run-2 reads as a trace
+# that pcbench replays, with files of its extents (bench/readsizes/replay.py).
+REPLAYDIR=''
+if [ -n "$REPLAY" ]; then
+	[ -n "$REPLAY_FROM" ] || REPLAY_FROM=$(ls -d "$TOP"/results/*-readsizes 2>/dev/null | tail -1)
+	[ -d "$REPLAY_FROM/raw" ] || die "--replay: no readsizes folder with raw/ (make readsizes, or --replay-from DIR)"
+	REPLAY_FROM=$(cd "$REPLAY_FROM" && pwd)
+	REPLAYDIR=$RUN/replay
+	mkdir -p "$REPLAYDIR" "$RUN/rs"
+	echo "workload,reads,files,bytes_read,bytes_on_disk" >"$OUT/replay.csv"
+	for w in $REPLAY; do
+		[ -f "$REPLAY_FROM/raw/$w.tar.xz" ] || die "--replay: no $REPLAY_FROM/raw/$w.tar.xz"
+		tar -xJf "$REPLAY_FROM/raw/$w.tar.xz" -C "$RUN/rs" || die "cannot unpack $w.tar.xz"
+		line=$(python3 "$TOP/bench/readsizes/replay.py" "$RUN/rs/$w" "$REPLAYDIR/$w" | tail -1) ||
+			die "bench/readsizes/replay.py $w failed"
+		echo "$w,$line" >>"$OUT/replay.csv"
+	done
+	rm -rf "$RUN/rs"
+	# What the replay leaves out, on this host: a 16-byte pread() of a
+	# hot tmpfs file, system call and mitigations included (3 runs of 1 s).
+	if [ "$SMOKE" != 1 ]; then
+		make -s -C "$TOP/bench" O="$BUILD/bench" "$BUILD/bench/pread" >"$RUN/bench-build.log" 2>&1 ||
+			{ cat "$RUN/bench-build.log" >&2; die "bench/pread.c did not build"; }
+		hp=$(mktemp -d "${PCB_TMPDIR:-/dev/shm}/pcb-pread.XXXXXX")
+		for i in 1 2 3; do
+			"$BUILD/bench/pread" -d "$hp" -m zero -t 1 -l 16 -s 1m -D 1 -w 0.2 $([ "$i" = 1 ] && echo -H) ||
+				die "bench/pread on the host failed"
+		done >"$OUT/host-pread.csv"
+		rm -rf "$hp"
+	fi
+fi
 sed "s|@BUSYBOX@|$BUSYBOX|" >"$RUN/guest.sh" <<'EOF'
 #!@BUSYBOX@ sh
 b=@BUSYBOX@
 fail() { echo "pcb-guest: error: $*"; echo BENCH-FAILED; $b poweroff -f; exit 1; }
 $b mount -t proc proc /proc && $b mount -t sysfs sys /sys || fail "proc/sys"
-for v in pcb_cpus pcb_sizes pcb_fs pcb_shapes; do eval "$v=\$(echo \$$v | $b tr , ' ')"; done
+for v in pcb_cpus pcb_sizes pcb_fs pcb_shapes pcb_replay; do eval "$v=\$(echo \$$v | $b tr , ' ')"; done
 ncpu=$($b grep -c '^processor' /proc/cpuinfo)
 echo "CPUS,$ncpu"
 [ "$ncpu" -ge "$pcb_maxcpu" ] || fail "$ncpu CPUs online, $pcb_maxcpu wanted"
-$b mount -t tmpfs -o size=16m top /mnt && $b mkdir /mnt/tmpfs /mnt/ramfs /mnt/ext4 || fail "tmpfs on /mnt"
+$b mount -t tmpfs -o size=16m top /mnt && $b mkdir /mnt/tmpfs /mnt/ramfs /mnt/ext4 /mnt/xfs /mnt/bdev ||
+	fail "tmpfs on /mnt"
 $b mount -t tmpfs -o size=1g,huge=never t /mnt/tmpfs || fail "tmpfs"
 $b mount -t ramfs r /mnt/ramfs || fail "ramfs"
 $b mount -t ext4 /dev/ubda /mnt/ext4 || fail "ext4 on /dev/ubda"
+case " $pcb_fs " in *" xfs "*) $b mount -t xfs /dev/ubdb /mnt/xfs || fail "xfs on /dev/ubdb" ;; esac
 # hot: 2 MiB of data, read at offset 0; hot.I: thread I's own file
 $b dd if=/dev/urandom of=/mnt/tmpfs/src bs=1M count=2 2>/dev/null || fail "random data"
 for fs in $pcb_fs; do
+	if [ "$fs" = bdev ]; then
+		# the block device itself: its first 2 MiB, through the node
+		$b dd if=/mnt/tmpfs/src of=/dev/ubdc bs=1M count=2 conv=fsync 2>/dev/null ||
+			fail "data on /dev/ubdc"
+		$b ln -s /dev/ubdc /mnt/bdev/hot || fail "bdev link"
+		continue
+	fi
 	$b cp /mnt/tmpfs/src /mnt/$fs/hot || fail "hot file on $fs"
 	# small: 512 KiB, read on in 4 KiB reads (the case where October
 	# 2025's fast short reads lost half their speed without contention)
@@ -266,6 +323,14 @@ for fs in $pcb_fs; do
 	while [ $i -lt "$pcb_maxcpu" ]; do
 		$b cp /mnt/tmpfs/src /mnt/$fs/hot.$i || fail "hot.$i on $fs"
 		i=$((i + 1))
+	done
+done
+# the replayed workloads' files, on tmpfs and ext4
+for w in $pcb_replay; do
+	for fs in $pcb_fs; do
+		case $fs in tmpfs | ext4) ;; *) continue ;; esac
+		$b mkdir -p /mnt/$fs/replay && $b cp -r "$pcb_replaydir/$w" /mnt/$fs/replay/ ||
+			fail "files of $w on $fs"
 	done
 done
 if [ "$pcb_seq" = 1 ]; then
@@ -292,6 +357,8 @@ fast() {
 pt() {
 	if [ "$2" = atomic ]; then
 		cmd="atomic shape=$5 cpus=$8 ms=$pcb_ms"
+	elif [ "$2" = replay ]; then
+		cmd="replay path=/mnt/$3/replay/$4 cpus=$8 ms=$pcb_ms"
 	else
 		cmd="read path=/mnt/$3/$4 shape=$5 mode=$6 len=$7 cpus=$8 ms=$pcb_ms"
 	fi
@@ -318,17 +385,26 @@ while [ $r -le "$pcb_rounds" ]; do
 	done
 	for fs in $pcb_fs; do
 		for sh in $pcb_shapes; do
+			[ "$fs/$sh" = bdev/ownfile ] && continue
 			for l in $pcb_sizes; do
 				for c in $pcb_cpus; do pt $r read $fs hot $sh zero $l $c; done
 			done
 		done
 	done
 	if [ "$pcb_seq" = 1 ]; then
-		for fs in $pcb_fs; do pt $r seq $fs small ownfd seq 4096 1; done
+		for fs in $pcb_fs; do
+			[ "$fs" = bdev ] || pt $r seq $fs small ownfd seq 4096 1
+		done
 		for f in normal falloc hole; do
 			for l in 4096 65536 1048576; do pt $r seq tmpfs $f ownfd seq $l 1; done
 		done
 	fi
+	for w in $pcb_replay; do
+		for fs in $pcb_fs; do
+			case $fs in tmpfs | ext4) ;; *) continue ;; esac
+			for c in $pcb_cpus; do pt $r replay $fs $w ownfd replay 0 $c; done
+		done
+	done
 	if [ -n "$pcb_tree" ]; then
 		# git grep over mm/ on tmpfs: N processes (separate host processes
 		# in UML: they run in parallel), each grepping the tree
@@ -372,7 +448,7 @@ while [ $r -le "$pcb_rounds" ]; do
 		# storm of c processes, sampled every millisecond; nothing on a
 		# kernel without the counters (exit status 2).
 		for fs in $pcb_fs; do
-			[ "$fs" = ramfs ] && continue
+			case $fs in ramfs | bdev) continue ;; esac
 			for c in $pcb_cpus; do
 				$b mkdir -p /mnt/$fs/held
 				line=$("$pcb_heldbin" -d /mnt/$fs/held -P "$c" -D "$pcb_heldsec")
@@ -402,20 +478,26 @@ UML_TMP=${PCB_TMPDIR:-/dev/shm}
 : >"$OUT/vmstat.txt"
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
 T0=$SECONDS nboot=$((BOOTS * ${#LABELS[@]})) n=0
+EXT4_EXTRA=0
+[ -z "$REPLAY" ] || EXT4_EXTRA=64	# the replayed workloads' files
 for boot in $(seq 1 "$BOOTS"); do
 	for i in "${!LABELS[@]}"; do
 		label=${LABELS[$i]} n=$((n + 1))
 		log=$OUT/logs/$label-boot$boot.log
-		uml_ext4_image "$RUN/ext4.img" $((64 + 3 * MAXCPU))M
+		uml_ext4_image "$RUN/ext4.img" $((64 + 3 * MAXCPU + EXT4_EXTRA))M
+		case " $FSS " in *" xfs "*) uml_xfs_image "$RUN/xfs.img" ;; *) truncate -s 1M "$RUN/xfs.img" ;; esac
+		rm -f "$RUN/bdev.img"
+		truncate -s 64M "$RUN/bdev.img"
 		t=$SECONDS rc=0
 		TMPDIR=$UML_TMP timeout -s KILL 3600 "$UB/$OBJP$label/linux" mem=2G ncpus="$MAXCPU" seccomp=on \
 			rootfstype=hostfs rootflags=/ ro init="$RUN/guest.sh" \
-			con=null con0=null,fd:1 ubd0="$RUN/ext4.img" umid="pcb$$" uml_dir="$RUN" \
+			con=null con0=null,fd:1 ubd0="$RUN/ext4.img" ubd1="$RUN/xfs.img" ubd2="$RUN/bdev.img" umid="pcb$$" uml_dir="$RUN" \
 			pcb_label="$label" pcb_boot="$boot" pcb_rounds="$ROUNDS" pcb_ms="$MS" \
 			pcb_cpus="$(commas $CPUS)" pcb_maxcpu="$MAXCPU" pcb_sizes="$(commas $SIZES)" \
 			pcb_fs="$(commas $FSS)" pcb_shapes="$(commas $SHAPES)" pcb_seq="$SEQ" pcb_seqmb="$SEQMB" \
 			pcb_tree="$TREE" pcb_ggruns="$GGRUNS" pcb_logbin="$LOGBIN" pcb_logsec="$LOGSEC" \
 			pcb_heldbin="$HELDBIN" pcb_heldsec="$HELDSEC" \
+			pcb_replay="$(commas $REPLAY)" pcb_replaydir="$REPLAYDIR" \
 			pcb_ko="$UB/$OBJP$label-mod/pcbench.ko" </dev/null >"$log" 2>&1 || rc=$?
 		grep -q '^BENCH-DONE' "$log" ||
 			{ tail -15 "$log" >&2; die "[$n/$nboot] $label boot $boot failed (exit $rc, $log)"; }
@@ -464,7 +546,7 @@ fi
 # The series measured: its patches without the cover letter (which quotes
 # the results), as bench/series-hash.sh computes it.
 series_hash=$("$TOP/bench/series-hash.sh")
-BUILD="$BUILD" UML_PATCHES="$UML_PATCHES" python3 - "$OUT" "$((SECONDS - T0))" "$series_hash" "$load0" "$load1" "$MAXCPU" "$CPUS" \
+BUILD="$BUILD" UML_PATCHES="$UML_PATCHES" REPLAY_FROM="${REPLAY:+$REPLAY_FROM}" TOP="$TOP" python3 - "$OUT" "$((SECONDS - T0))" "$series_hash" "$load0" "$load1" "$MAXCPU" "$CPUS" \
 	"$BOOTS" "$ROUNDS" "$MS" "${#LABELS[@]}" "${LABELS[@]}" "${COMMITS[@]}" <<'EOF'
 import json, os, platform, subprocess, sys
 out, wall, shash, load0, load1, maxcpu, cpus, boots, rounds, ms, n = sys.argv[1:12]
@@ -497,6 +579,16 @@ meta = {"kind": "uml", "instrument": "User-Mode Linux SMP (arch/um, seccomp=on),
         "workbench_uncommitted_files": len(subprocess.run(
             ["git", "-C", os.path.dirname(out), "status", "--porcelain", "--untracked-files=no"],
             capture_output=True, text=True).stdout.splitlines())}
+if os.environ.get("REPLAY_FROM"):
+    top = os.environ["TOP"]
+    rf = os.environ["REPLAY_FROM"]
+    meta["replay_from"] = os.path.relpath(rf, top) if rf.startswith(top + "/") else rf
+hp = os.path.join(out, "host-pread.csv")
+if os.path.exists(hp):
+    import csv, statistics
+    ns = [1e9 / float(r["ops_per_sec"]) for r in csv.DictReader(open(hp)) if float(r["ops_per_sec"]) > 0]
+    if ns:
+        meta["host_pread16_ns"] = [statistics.median(ns), min(ns), max(ns)]
 with open(os.path.join(out, "metadata.json"), "w") as f:
     json.dump(meta, f, indent=2)
     f.write("\n")

@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
 """bench/readsizes/analyze.py on a synthetic strace -ff -y trace whose
 answers are known: offsets followed through read/lseek/dup, paths with
-commas, pipes and /proc left out, hits and re-reads per 4 KiB page."""
+commas, pipes and /proc left out, hits and re-reads per 4 KiB page; and
+bench/readsizes/replay.py's trace of it, as pcbench reads it."""
 import importlib.util
 import os
+import struct
+import subprocess
 import sys
 import tempfile
 
@@ -71,6 +74,27 @@ def main():
             ("mmaps", other["mmap"], 1),
             ("sendfile bytes", other["sendfile bytes"], 4096),
             ("size histogram", hr[:6], [1, 1, 0, 1, 1, 1]),
+        ]
+        # replay.py: run 2's reads in order, files numbered as first read,
+        # each as long as the furthest byte read from it
+        rp = os.path.join(d, "replay")
+        line = subprocess.run([sys.executable, os.path.join(HERE, "..", "..", "bench",
+                                                            "readsizes", "replay.py"), w, rp],
+                              capture_output=True, text=True, check=True).stdout.split()[-1]
+        data = open(os.path.join(rp, "trace.bin"), "rb").read()
+        hdr = struct.unpack("=4sIII", data[:16])
+        recs = [struct.unpack("=IIQ", data[16 + 16 * i:32 + 16 * i]) for i in range(hdr[2])]
+        sizes = [os.path.getsize(os.path.join(rp, f"f{i:05d}")) for i in range(hdr[1])]
+        checks += [
+            ("replay.py header", hdr, (b"PCBR", 3, 5, 5000)),
+            ("replay.py records (file, bytes, offset)", recs,
+             [(0, 16, 0), (0, 5000, 8192), (0, 64, 10), (1, 300, 4000), (2, 4096, 0)]),
+            ("replay.py file sizes", sizes, [13192, 4300, 4096]),
+            ("replay.py files.txt", open(os.path.join(rp, "files.txt")).read().split(),
+             ["f00000", "/d/a,b.c", "f00001", "/d/new", "f00002", "/d/cold"]),
+            ("replay.py summary", line, f"5,3,{16 + 5000 + 64 + 300 + 4096},{13192 + 4300 + 4096}"),
+            ("replay.py data, not holes", open(os.path.join(rp, "f00002"), "rb").read().count(0) < 256,
+             True),
         ]
         for i, (what, got, want) in enumerate(checks, 1):
             ok = got == want

@@ -7,9 +7,10 @@
  * during the storm, and a storm in a small memory cgroup never calls its
  * OOM killer; hot pages soft-offlined in a memory cgroup give its charge
  * back; growing the hugetlb pool past what memory allows fails in
- * bounded time during a truncate storm; and which folios get PG_rcu_free
- * follows the documented rule per file type.  Skips on kernels without the
- * counters.
+ * bounded time during a truncate storm; which folios get PG_rcu_free
+ * follows the documented rule per file type; and hot reads through
+ * preadv2(RWF_NOWAIT) and io_uring take the fast path with the slow
+ * path's results.  Skips on kernels without the counters.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -30,6 +31,7 @@
 #include <linux/kernel-page-flags.h>
 
 #include "../kselftest_harness.h"
+#include "../../../include/io_uring/mini_liburing.h"
 #include "pagecache_util.h"
 
 #define CNT_SIZE	(1 << 20)
@@ -319,6 +321,120 @@ TEST_F(cnt, nowait_reads)
 		ASSERT_TRUE(ret[fast] == 64 || err[fast] == EAGAIN)
 			TH_LOG("switch %d: a RWF_NOWAIT read of data not cached returned %zd (%s)",
 			       fast, ret[fast], strerror(err[fast]));
+}
+
+#define URING_BATCH	32
+#define URING_MAX	256
+
+/*
+ * Reads through io_uring: IORING_OP_READ of a registered file into a user
+ * buffer, and IORING_OP_READ_FIXED into a registered buffer (a bvec
+ * iterator, not a user address).  io_uring tries each read inline with
+ * IOCB_NOWAIT where the file has FMODE_NOWAIT, else from an io-wq worker;
+ * either way it reaches ->read_iter, so hot data takes the lockless path.
+ * Every completion is what the slow path gives: this file's bytes, a short
+ * read at EOF, 0 past it.
+ */
+TEST_F(cnt, io_uring_reads)
+{
+	static const char * const name[] = { "READ", "READ_FIXED" };
+	struct iovec reg = { .iov_base = self->buf, .iov_len = CNT_SIZE };
+	uint64_t offs[CNT_READS], h[3];
+	size_t lens[CNT_READS], want;
+	int i, n, op, done, ret, res[CNT_READS];
+	struct io_uring_cqe *cqe;
+	struct io_uring_sqe *sqe;
+	struct io_uring ring;
+	struct pc_rng r;
+	uint8_t *exp;
+
+	pc_rng_init(&r, pc_seed());
+	exp = malloc(URING_MAX);
+	ASSERT_NE(NULL, exp);
+	ASSERT_EQ(0, pc_write_pattern(self->fd, 0, CNT_SIZE, PC_MAGIC_DATA, 1,
+				      1));
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(CNT_SIZE, pread(self->fd, self->buf, CNT_SIZE, 0));
+	ret = io_uring_queue_init(URING_BATCH, &ring, 0);
+	if (ret == -1 && (errno == ENOSYS || errno == EPERM)) {
+		free(exp);
+		SKIP(return, "io_uring_setup(): %s (no CONFIG_IO_URING, or kernel.io_uring_disabled)",
+		     strerror(errno));
+	}
+	ASSERT_EQ(0, ret) TH_LOG("io_uring_setup(): %s", strerror(errno));
+	ASSERT_EQ(0, syscall(__NR_io_uring_register, ring.ring_fd,
+			     IORING_REGISTER_FILES, &self->fd, 1))
+		TH_LOG("IORING_REGISTER_FILES: %s", strerror(errno));
+	ASSERT_EQ(0, io_uring_register_buffers(&ring, &reg, 1));
+
+	for (i = 0; i < CNT_READS; i++) {
+		offs[i] = pc_rand_below(&r, CNT_SIZE - URING_MAX);
+		lens[i] = 1 + pc_rand_below(&r, URING_MAX);
+	}
+	/* Across EOF, at EOF and past it */
+	offs[0] = CNT_SIZE - 10;
+	offs[1] = CNT_SIZE;
+	offs[2] = CNT_SIZE + 4096;
+	for (i = 0; i < 3; i++)
+		lens[i] = 100;
+	h[0] = cnt_get(_metadata, PC_VMSTAT_FAST_READ);
+	for (op = 0; op < 2; op++) {
+		memset(res, 0xff, sizeof(res));
+		memset(self->buf, 0, CNT_READS * URING_MAX);
+		for (n = 0; n < CNT_READS; n += URING_BATCH) {
+			for (i = n; i < n + URING_BATCH; i++) {
+				sqe = io_uring_get_sqe(&ring);
+				ASSERT_NE(NULL, sqe);
+				memset(sqe, 0, sizeof(*sqe));
+				sqe->opcode = op ? IORING_OP_READ_FIXED :
+						   IORING_OP_READ;
+				sqe->flags = IOSQE_FIXED_FILE;
+				sqe->fd = 0;	/* the registered file */
+				sqe->off = offs[i];
+				/* CNT_READS * URING_MAX bytes fit */
+				sqe->addr = (unsigned long)(self->buf +
+							    i * URING_MAX);
+				sqe->len = lens[i];
+				sqe->buf_index = 0;
+				sqe->user_data = i;
+			}
+			ASSERT_EQ(URING_BATCH, io_uring_submit(&ring));
+			for (done = 0; done < URING_BATCH; done++) {
+				ASSERT_EQ(0, io_uring_wait_cqe(&ring, &cqe));
+				ASSERT_GT(CNT_READS, cqe->user_data);
+				res[cqe->user_data] = cqe->res;
+				io_uring_cqe_seen(&ring);
+			}
+		}
+		h[op + 1] = cnt_get(_metadata, PC_VMSTAT_FAST_READ);
+		for (i = 0; i < CNT_READS; i++) {
+			want = offs[i] >= CNT_SIZE ? 0 :
+			       CNT_SIZE - offs[i] < lens[i] ?
+			       CNT_SIZE - offs[i] : lens[i];
+			ASSERT_EQ((int)want, res[i])
+				TH_LOG("%s %d of %zu bytes at %llu: %d (%s), not %zu",
+				       name[op], i, lens[i],
+				       (unsigned long long)offs[i], res[i],
+				       res[i] < 0 ? strerror(-res[i]) : "bytes",
+				       want);
+			pc_fill(exp, offs[i], want, PC_MAGIC_DATA, 1, 1);
+			ASSERT_EQ(0, memcmp(exp, self->buf + i * URING_MAX,
+					    want))
+				TH_LOG("%s %d at %llu returned other bytes than the file's",
+				       name[op], i,
+				       (unsigned long long)offs[i]);
+		}
+	}
+	io_uring_queue_exit(&ring);
+	free(exp);
+	ksft_print_msg("%s: %d hot io_uring reads of a registered file: READ %s +%llu, READ_FIXED %s +%llu\n",
+		       self->b.name, CNT_READS, PC_VMSTAT_FAST_READ,
+		       (unsigned long long)(h[1] - h[0]), PC_VMSTAT_FAST_READ,
+		       (unsigned long long)(h[2] - h[1]));
+	for (op = 0; op < 2; op++)
+		ASSERT_LE(CNT_READS / 2, h[op + 1] - h[op])
+			TH_LOG("hot io_uring %s reads did not use the fast path",
+			       name[op]);
 }
 
 #define WM_LEN	(64 << 10)
