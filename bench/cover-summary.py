@@ -79,6 +79,9 @@ def size(n):
         "%d KiB" % (n >> 10) if n >= 1 << 10 else "%d B" % n
 
 
+COVER_LENS = (16, 65536)
+
+
 def uml_block(d, rel, meta):
     """The numbers of a bench/uml/run.sh folder: parallel efficiency of base
     and patched and their ratio, from uml-summary.json (bench/report.py)."""
@@ -103,6 +106,8 @@ def uml_block(d, rel, meta):
     def st(x, f="%.2f"):
         return "-" if not x else (f + " (" + f + "-" + f + ")") % (
             x["median"], x["min"], x["max"])
+    # The cover letter's table: 16 B and 64 KiB (report.md has 1 MiB too).
+    sm["headline"] = [h for h in sm["headline"] if h["len"] in COVER_LENS]
     for h in sm["headline"]:
         kb, kp = h["kernels"].get(base, {}), h["kernels"].get(pt, {})
         r = kp.get("ratio")
@@ -124,6 +129,25 @@ def uml_block(d, rel, meta):
         for fs, v in ones.items():
             out.append(("  %-5s " % fs + "".join(
                 "%-18s" % (st(v[ln]) if ln in v else "-") for ln in lens)).rstrip())
+    rp = sm.get("replay") or []
+    if rp:
+        top = max(e["cpus"] for e in rp)
+        cell = {}
+        for e in rp:
+            r = e["kernels"].get(pt, {}).get("ratio")
+            if r:
+                cell[(e["workload"], e["fs"], e["cpus"])] = \
+                    ("n.d. (%.2f-%.2f)" % (r["min"], r["max"])
+                     if r["min"] <= 1.0 <= r["max"] else st(r))
+        out.append("")
+        out.append(wrap("Recorded reads of real workloads (make readsizes), "
+                        "replayed in order by one kthread per CPU, %s/%s:"
+                        % (pt, base)))
+        out.append("  %-15s %-5s %-18s %s" % ("workload", "fs", "1 CPU",
+                                              "%d CPUs" % top))
+        for w, fs in sorted({(e["workload"], e["fs"]) for e in rp}):
+            out.append(("  %-15s %-5s %-18s %s" % (
+                w, fs, cell.get((w, fs, 1), "-"), cell.get((w, fs, top), "-"))).rstrip())
     out.append("")
     out.append(wrap("eff: rate at N CPUs / (N x rate at 1 CPU); n.d.: no "
                     "difference measured (the min-max of the ratio holds 1.0). "

@@ -17,7 +17,9 @@
 # pages in flight without waiting, drain for a memcg charge whatever
 # cgroup the deferred folios are charged to, hold a tmpfs read's folio
 # batch across faults on the user's buffer, copy without a reference from
-# a writably mapped file where flush_dcache_folio() exists).
+# a writably mapped file where flush_dcache_folio() exists, serve only
+# user-backed iterators locklessly so that io_uring's registered buffers
+# lose the fast path).
 # For each: commit it on top of branch `work` as refs/mutants/NAME (the
 # working tree is not touched), build it (guest config, or debug where the
 # patch says "# config: debug"; "# config: kunit": only scripts/kunit.sh on

@@ -47,7 +47,7 @@ pack() {
 		cp -L "$lib" "$d/lib/"
 	done
 	truncate -s 256M "$d/ext4.img"
-	mkfs.ext4 -q -F "$d/ext4.img"
+	mkfs.ext4 -q -F -b 4096 "$d/ext4.img"
 	gzip -9 "$d/ext4.img"
 	truncate -s 512M "$d/xfs.img"
 	mkfs.xfs -q -f "$d/xfs.img"

@@ -317,10 +317,11 @@ TEST_F(cnt, nowait_reads)
 		       err[0] ? ", EAGAIN off" : ", the bytes off");
 	ASSERT_LE(n / 2, h1 - h0)
 		TH_LOG("hot RWF_NOWAIT reads did not use the fast path");
-	for (fast = 1; !shmem && self->saved_fast >= 0 && fast >= 0; fast--)
+	for (fast = 1; !shmem && self->saved_fast >= 0 && fast >= 0; fast--) {
 		ASSERT_TRUE(ret[fast] == 64 || err[fast] == EAGAIN)
 			TH_LOG("switch %d: a RWF_NOWAIT read of data not cached returned %zd (%s)",
 			       fast, ret[fast], strerror(err[fast]));
+	}
 }
 
 #define URING_BATCH	32
@@ -431,10 +432,12 @@ TEST_F(cnt, io_uring_reads)
 		       self->b.name, CNT_READS, PC_VMSTAT_FAST_READ,
 		       (unsigned long long)(h[1] - h[0]), PC_VMSTAT_FAST_READ,
 		       (unsigned long long)(h[2] - h[1]));
-	for (op = 0; op < 2; op++)
+	/* Braces: the harness's TH_LOG is a statement after the assertion. */
+	for (op = 0; op < 2; op++) {
 		ASSERT_LE(CNT_READS / 2, h[op + 1] - h[op])
 			TH_LOG("hot io_uring %s reads did not use the fast path",
 			       name[op]);
+	}
 }
 
 #define WM_LEN	(64 << 10)
@@ -767,6 +770,7 @@ TEST_F_TIMEOUT(cnt, memcg_storm, 120)
 	char cg[PC_PATH_LEN], p[PC_PATH_LEN + 32], buf[64];
 	char reason[PC_REASON_LEN];
 	uint64_t d0, d1, r0, r1, oom = 0, kills = 0, peak = 0;
+	double t0, secs;
 	bool has_oom;
 	pid_t child;
 	int status;
@@ -782,11 +786,13 @@ TEST_F_TIMEOUT(cnt, memcg_storm, 120)
 
 	d0 = cnt_get(_metadata, PC_VMSTAT_RCU_DEFERRED);
 	r0 = cnt_get(_metadata, PC_VMSTAT_RCU_DRAINS);
+	t0 = pc_now();
 	child = fork();
 	ASSERT_LE(0, child);
 	if (!child)
 		cnt_storm_child(self, cg, "mcstorm");
 	ASSERT_EQ(child, waitpid(child, &status, 0));
+	secs = pc_now() - t0;
 	d1 = cnt_get(_metadata, PC_VMSTAT_RCU_DEFERRED);
 	r1 = cnt_get(_metadata, PC_VMSTAT_RCU_DRAINS);
 	snprintf(p, sizeof(p), "%s/memory.events", cg);
@@ -796,12 +802,12 @@ TEST_F_TIMEOUT(cnt, memcg_storm, 120)
 	if (!pc_read_file(p, buf, sizeof(buf)))
 		peak = strtoull(buf, NULL, 10);
 	rmdir(cg);
-	ksft_print_msg("%s: memory.max %d KiB, peak %llu KiB; %s +%llu; %s +%llu; oom %llu, oom_kill %llu\n",
+	ksft_print_msg("%s: memory.max %d KiB, peak %llu KiB; in %.1f s: %s +%llu, %s +%llu; oom %llu, oom_kill %llu\n",
 		       self->b.name, MC_MAX >> 10,
-		       (unsigned long long)peak >> 10, PC_VMSTAT_RCU_DEFERRED,
-		       (unsigned long long)(d1 - d0), PC_VMSTAT_RCU_DRAINS,
-		       (unsigned long long)(r1 - r0), (unsigned long long)oom,
-		       (unsigned long long)kills);
+		       (unsigned long long)peak >> 10, secs,
+		       PC_VMSTAT_RCU_DEFERRED, (unsigned long long)(d1 - d0),
+		       PC_VMSTAT_RCU_DRAINS, (unsigned long long)(r1 - r0),
+		       (unsigned long long)oom, (unsigned long long)kills);
 	ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status))
 		TH_LOG("the storm in the cgroup %s (status 0x%x: step %d of cnt_storm_file(), 100: joining the cgroup)",
 		       WIFSIGNALED(status) ? "was killed" : "failed", status,
