@@ -151,8 +151,9 @@ def uml_block(d, rel, meta):
     out.append("")
     out.append(wrap("eff: rate at N CPUs / (N x rate at 1 CPU); n.d.: no "
                     "difference measured (the min-max of the ratio holds 1.0). "
-                    "CPU-normalised figures and every row are in %s/report.md."
-                    % rel))
+                    "CPU-normalised figures and every row (1 MiB reads, "
+                    "every shape, the replays at every CPU count) are in "
+                    "%s/report.md." % rel))
     return out
 
 

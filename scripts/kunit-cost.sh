@@ -38,7 +38,7 @@ python3 - "$OUT" "$series" "$cpu" "$(nproc)" "$(uname -r)" "$(kgit rev-parse "$W
 import csv, json, statistics, sys
 out, series, cpu, ncpu, hostk, work, base, wb, boots = sys.argv[1:]
 rows = list(csv.DictReader(open(f"{out}/cost.csv")))
-json.dump({"instrument": "KUnit cases rcu_free_test_callback_cost and rcu_free_test_drain_cost on User-Mode Linux (kunit.py, 2 virtual CPUs), bottom halves disabled",
+json.dump({"instrument": "KUnit cases rcu_free_test_callback_cost and rcu_free_test_drain_cost on User-Mode Linux (kunit.py, which boots it with one CPU online), bottom halves disabled",
            "series_hash": series, "work_commit": work, "base": base.strip(),
            "host_cpu_model": cpu, "host_cpus": int(ncpu), "host_kernel": hostk,
            "boots_per_setting": int(boots), "workbench_commit": wb},

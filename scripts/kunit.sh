@@ -32,7 +32,7 @@ rc=0
 	>"$LOG" 2>&1 || rc=$?
 # What the cases report (kunit_info(): the cost of freeing a chain at its
 # bound, and of a drain), as TAP comments.
-grep -ho 'chain at the bound: .*\|drain: .*' "$OBJ/test.log" 2>/dev/null | sed 's/^/# rcu_free: /' || true
+grep -ho 'chain at the bound: .*\|drain: [0-9]* us (.*' "$OBJ/test.log" 2>/dev/null | sed 's/^/# rcu_free: /' || true
 awk -v logf="$LOG" -v rc="$rc" '
 	# "[hh:mm:ss] [PASSED] name" (cases); suite lines have "=" around them.
 	/^\[[0-9:]+\] \[(PASSED|FAILED|SKIPPED|CRASHED|TIMED OUT)\] [A-Za-z0-9_]+/ {

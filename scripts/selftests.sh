@@ -27,12 +27,14 @@ fi
 # and the UAPI headers of $KSRC (make headers), and $KSFT/pagecache
 # names this repository's copy of the tests inside it.
 build() {
-	local ksrc=$KSRC/tools/testing/selftests tree=$KSFT/src harch=x86
+	local ksrc=$KSRC/tools/testing/selftests tree=$KSFT/src harch
 	local sel=$KSFT/src/tools/testing/selftests
 	[ -f "$ksrc/lib.mk" ] || die "no kselftest framework in $ksrc (run 'make tree')"
-	case "${KSFT_CROSS:-}" in
+	case "${KSFT_CROSS:-$(uname -m)-}" in
 	aarch64-*) harch=arm64 ;;
 	riscv64-*) harch=riscv ;;
+	x86_64-* | i?86-*) harch=x86 ;;
+	*) die "selftests: no kernel ARCH known for ${KSFT_CROSS:-$(uname -m)}" ;;
 	esac
 	rm -rf "$KSFT"
 	mkdir -p "$sel" "$tree/tools/include"

@@ -7,7 +7,9 @@ TRACEDIR holds one workload of make readsizes (bench/readsizes/trace.sh):
 run2.* are the per-process strace -ff -y traces of its second run.  The
 reads of regular files that returned data (analyze.py's parser: offsets
 followed through open, lseek and dup, per process) become OUTDIR/trace.bin,
-in trace order: a header ("PCBR", number of files, of records, largest
+each process's reads in their order, the processes one after the other
+(strace -ff writes one file per process; their interleaving is not
+recorded): a header ("PCBR", number of files, of records, largest
 read; u32 each, host byte order), then one record per read (u32 file
 index, u32 bytes, u64 offset), the bytes being what the read returned.
 Each file becomes OUTDIR/fNNNNN, of random bytes, as long as the furthest

@@ -25,8 +25,10 @@
  *   replay path=D cpus=N ms=T
  *       a recorded workload's reads (bench/readsizes/replay.py): every
  *       thread opens D/f00000.. itself and reads D/trace.bin's (file,
- *       offset, size) records in order, from the first again at the end;
- *       two passes before the clock starts, so that the folios are hot.
+ *       offset, size) records in order, thread i from record
+ *       i * records / N on, around again at the end; three passes before
+ *       the clock starts, so that every folio is hot (read while
+ *       referenced, and active) even at one thread.
  *
  * result: "ops=.. rate=.. cpu_ns=.. wall_ns=.. min_ops=.. max_ops=..":
  * total reads, the sum over threads of ops/window (per second), the host
@@ -63,6 +65,7 @@ struct pcb_rec {
 	u32 file, len;
 	u64 off;
 };
+
 enum pcb_shape { SH_SHARED, SH_PRIVATE, SH_OWNFD, SH_OWNFILE };
 
 struct pcb_thread {
@@ -152,19 +155,22 @@ static int pcb_thread_fn(void *arg)
 	struct pcb_thread *t = arg;
 	u64 ops = 0, t0, c0;
 	loff_t pos = 0;
+	u32 rec = 0;
 	ssize_t ret;
 
 	/* warm: fault the folios in (and let a patched kernel mark them) */
 	if (cfg.test == PCB_REPLAY) {
 		u32 i;
 
-		for (i = 0; i < 2 * cfg.nr_recs && !t->err; i++) {
+		for (i = 0; i < 3 * cfg.nr_recs && !t->err; i++) {
 			ret = pcb_replay_one(t, i % cfg.nr_recs);
 			if (ret < 0)
 				t->err = ret;
 			if (!(i & 255))
 				cond_resched();
 		}
+		/* not in lockstep with the other threads */
+		rec = div_u64((u64)(t - threads) * cfg.nr_recs, cfg.cpus);
 	} else if (cfg.test == PCB_READ) {
 		int i;
 
@@ -186,13 +192,13 @@ static int pcb_thread_fn(void *arg)
 	c0 = host_thread_cpu_ns();
 	while (!t->err && !READ_ONCE(stop)) {
 		if (cfg.test == PCB_REPLAY) {
-			ret = pcb_replay_one(t, (u32)pos);
+			ret = pcb_replay_one(t, rec);
 			if (ret < 0) {
 				t->err = ret;
 				break;
 			}
-			if (++pos == cfg.nr_recs)
-				pos = 0;
+			if (++rec == cfg.nr_recs)
+				rec = 0;
 		} else if (cfg.test == PCB_ATOMIC) {
 			if (cfg.shape == SH_SHARED)
 				atomic_long_inc(&shared_counter);
@@ -246,9 +252,10 @@ static void pcb_cleanup(unsigned int n)
 		if (t->files) {
 			u32 f;
 
-			for (f = 0; f < cfg.nr_files; f++)
+			for (f = 0; f < cfg.nr_files; f++) {
 				if (t->files[f])
 					filp_close(t->files[f], NULL);
+			}
 			kvfree(t->files);
 		}
 		kvfree(t->buf);
@@ -299,10 +306,12 @@ static int pcb_load_trace(void)
 	    size != sizeof(*h) + (loff_t)h->nr_recs * sizeof(struct pcb_rec))
 		return -EINVAL;
 	cfg.recs = (const void *)(h + 1);
-	for (i = 0; i < h->nr_recs; i++)
+	for (i = 0; i < h->nr_recs; i++) {
 		if (cfg.recs[i].file >= h->nr_files ||
-		    cfg.recs[i].len > h->max_len)
+		    cfg.recs[i].len > h->max_len ||
+		    cfg.recs[i].off > MAX_LFS_FILESIZE - cfg.recs[i].len)
 			return -EINVAL;
+	}
 	cfg.nr_files = h->nr_files;
 	cfg.nr_recs = h->nr_recs;
 	cfg.len = h->max_len;

@@ -74,7 +74,7 @@ KSPEC="base=$BASE_TAG final=$WORK_BRANCH"
 CPUS=$(default_cpus) BOOTS=2 ROUNDS=3 MS=500 SIZES="16 512 4096 65536 1048576"
 FSS="tmpfs ramfs ext4 xfs bdev" SHAPES="ownfd shared ownfile" SEQ=1 GITGREP=1 LOGRR=1 GGRUNS=8
 OUT='' REPORT=1 BUILD_UML=1 SMOKE=0 BOUNDARIES=0 LARGE=0
-REPLAY="sqlite nginx-read python-imports" REPLAY_FROM=
+REPLAY="sqlite nginx-read python-imports" REPLAY_FROM='' REPLAY_SET=0
 ARGS=("$@")
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -89,11 +89,17 @@ while [ $# -gt 0 ]; do
 	--no-seq) SEQ=0 ;;
 	--no-gitgrep) GITGREP=0 ;;
 	--no-logreread) LOGRR=0 ;;
-	--replay) REPLAY=$2; shift ;;
-	--no-replay) REPLAY='' ;;
+	--replay) REPLAY=$2 REPLAY_SET=1; shift ;;
+	--no-replay) REPLAY='' REPLAY_SET=1 ;;
 	--replay-from) REPLAY_FROM=$2; shift ;;
-	--boundaries) BOUNDARIES=1 SIZES="16 65536" SHAPES=ownfd SEQ=0 GITGREP=0 LOGRR=0 REPLAY='' ;;
-	--smoke) SMOKE=1 BOOTS=1 ROUNDS=1 MS=100 SIZES="16 65536" GGRUNS=1 REPLAY=nginx-read ;;
+	--boundaries)
+		BOUNDARIES=1 SIZES="16 65536" SHAPES=ownfd SEQ=0 GITGREP=0 LOGRR=0
+		[ "$REPLAY_SET" = 1 ] || REPLAY=''
+		;;
+	--smoke)
+		SMOKE=1 BOOTS=1 ROUNDS=1 MS=100 SIZES="16 65536" GGRUNS=1
+		[ "$REPLAY_SET" = 1 ] || REPLAY=nginx-read
+		;;
 	--large-folios) LARGE=1 ;;
 	--out) OUT=$2; shift ;;
 	--no-report) REPORT=0 ;;
@@ -261,9 +267,9 @@ if [ "$GITGREP" = 1 ]; then
 fi
 # Recorded workloads (make readsizes): each one's run-2 reads as a trace
 # that pcbench replays, with files of its extents (bench/readsizes/replay.py).
-REPLAYDIR=''
+REPLAYDIR='' EXT4_EXTRA=0
 if [ -n "$REPLAY" ]; then
-	[ -n "$REPLAY_FROM" ] || REPLAY_FROM=$(ls -d "$TOP"/results/*-readsizes 2>/dev/null | tail -1)
+	[ -n "$REPLAY_FROM" ] || REPLAY_FROM=$(ls -d "$TOP"/results/*-readsizes 2>/dev/null | tail -1 || true)
 	[ -d "$REPLAY_FROM/raw" ] || die "--replay: no readsizes folder with raw/ (make readsizes, or --replay-from DIR)"
 	REPLAY_FROM=$(cd "$REPLAY_FROM" && pwd)
 	REPLAYDIR=$RUN/replay
@@ -277,6 +283,8 @@ if [ -n "$REPLAY" ]; then
 		echo "$w,$line" >>"$OUT/replay.csv"
 	done
 	rm -rf "$RUN/rs"
+	# room on ext4 for the files: a block per file more, and some slack
+	EXT4_EXTRA=$(awk -F, 'NR > 1 { s += $5 + $3 * 4096 } END { print int(s / 1048576) + 16 }' "$OUT/replay.csv")
 	# What the replay leaves out, on this host: a 16-byte pread() of a
 	# hot tmpfs file, system call and mitigations included (3 runs of 1 s).
 	if [ "$SMOKE" != 1 ]; then
@@ -478,8 +486,6 @@ UML_TMP=${PCB_TMPDIR:-/dev/shm}
 : >"$OUT/vmstat.txt"
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
 T0=$SECONDS nboot=$((BOOTS * ${#LABELS[@]})) n=0
-EXT4_EXTRA=0
-[ -z "$REPLAY" ] || EXT4_EXTRA=64	# the replayed workloads' files
 for boot in $(seq 1 "$BOOTS"); do
 	for i in "${!LABELS[@]}"; do
 		label=${LABELS[$i]} n=$((n + 1))

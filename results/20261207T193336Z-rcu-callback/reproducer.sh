@@ -1,5 +1,5 @@
 #!/bin/sh
-# From a fresh clone of the workbench at f6fc231: the series in patches/ (hash 67a097ee21af6cb9).
+# From a fresh clone of the workbench at 493c796: the series in patches/ (hash 836855f61030a048).
 set -e
 cd "$(dirname "$0")/../.."
 make tree
