@@ -1,8 +1,0 @@
-#!/bin/sh
-# Re-run this check: run it at the top of a fresh clone of the workbench;
-# it checks out the commit that ran it and builds everything.
-# Base: e7b0b8680d7a65faa614feede588ddcf702aa245 Linux 7.3.4 (Debian linux-source-7.3 7.3.4-1~bpo13+1)
-set -e
-git checkout 4849554263930132f5e32bdc9316f305be11106d
-make deps tree
-make check-many MANY_ARGS="--cpus 64 --seconds 4 --readers 16 --variants 'ext4 tmpfs' --only 'qemu-debug'"

@@ -1,7 +1,0 @@
-#!/bin/sh
-# Re-run this soak from a fresh clone of the workbench: it checks out the
-# commit that ran it, installs and builds what it needs (make deps tree).
-set -e
-git checkout 5e145d05fb577b57e1acc7c230f9541026516567
-make deps tree
-scripts/soak.sh --mutant no-defer --host-load 2 --fs tmpfs --files 1 --size 65536 --reads 5000000 --seconds 900 --round-ms 10000

@@ -1,7 +1,0 @@
-#!/bin/sh
-# Re-run this soak from a fresh clone of the workbench: it checks out the
-# commit that ran it, installs and builds what it needs (make deps tree).
-set -e
-git checkout f66aa878894531f36e1d5d6a84d9b4f0e454f963
-make deps tree
-scripts/soak.sh --host-load 2 --fs tmpfs --files 1 --size 65536 --reads 3000000 --seconds 900 --round-ms 10000

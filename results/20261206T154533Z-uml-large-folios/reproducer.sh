@@ -1,8 +1,0 @@
-#!/bin/sh
-# Re-run this measurement: run it at the top of a fresh clone of the
-# workbench; it checks out the commit measured and builds everything.
-# Base: e7b0b8680d7a65faa614feede588ddcf702aa245 Linux 7.3.4 (Debian linux-source-7.3 7.3.4-1~bpo13+1)
-set -e
-git checkout c206b68fce5ed7e22b99e99f77edaf1313589edb
-make deps tree
-bench/uml/run.sh --large-folios --fs ext4 --sizes 16\ 4096\ 65536\ 1048576 --shapes ownfd\ shared --no-seq --no-gitgrep --no-logreread
