@@ -136,10 +136,13 @@ bench_smoke() {
 	if "$TOP/bench/uml/run.sh" --smoke --kernels "final=$WORK_BRANCH" --cpus "1 2" \
 		--out "$u" >"$LOGDIR/bench-smoke-uml.log" 2>&1 && [ -s "$u/report.md" ] &&
 		grep -q '^final,1,1,read,ext4,hot,ownfd,zero,16,2,' "$u/uml.csv" &&
+		grep -q '^final,1,1,read,xfs,hot,ownfd,zero,16,2,' "$u/uml.csv" &&
+		grep -q '^final,1,1,read,bdev,hot,shared,zero,16,2,' "$u/uml.csv" &&
+		grep -q '^final,1,1,replay,ext4,nginx-read,ownfd,replay,0,2,' "$u/uml.csv" &&
 		grep -Eq 'pgcache_fast_read=[1-9]' "$u/vmstat.txt" &&
 		grep -q '^final,1,1,tmpfs,2,' "$u/held.csv" &&
 		grep -Eq '^final,1,1,ext4,hot,ownfd,65536,2,[1-9][0-9]*,[1-9]' "$u/hits.csv"; then
-		echo "ok - bench/uml/run.sh --smoke: UML SMP, 2 CPUs, matrix, lockless reads (64 KiB too), memory held back, report.md"
+		echo "ok - bench/uml/run.sh --smoke: UML SMP, 2 CPUs, matrix (xfs and the block device too), a replayed workload, lockless reads (64 KiB too), memory held back, report.md"
 	else
 		echo "not ok - bench/uml/run.sh --smoke failed ($LOGDIR/bench-smoke-uml.log)"
 		tail -5 "$LOGDIR/bench-smoke-uml.log"
