@@ -126,9 +126,13 @@ def uml_block(d, rel, meta):
         out.append("")
         out.append("One CPU, %s/%s:" % (pt, base))
         out.append("  %-5s " % "fs" + "".join("%-18s" % size(ln) for ln in lens).rstrip())
+        def nd(x):
+            if x["min"] <= 1.0 <= x["max"]:
+                return "n.d. (%.2f-%.2f)" % (x["min"], x["max"])
+            return st(x)
         for fs, v in ones.items():
             out.append(("  %-5s " % fs + "".join(
-                "%-18s" % (st(v[ln]) if ln in v else "-") for ln in lens)).rstrip())
+                "%-18s" % (nd(v[ln]) if ln in v else "-") for ln in lens)).rstrip())
     rp = sm.get("replay") or []
     if rp:
         top = max(e["cpus"] for e in rp)
