@@ -106,16 +106,19 @@ def uml_block(d, rel, meta):
     def st(x, f="%.2f"):
         return "-" if not x else (f + " (" + f + "-" + f + ")") % (
             x["median"], x["min"], x["max"])
+
+    def nd(x):
+        """A ratio; one whose min-max holds 1.0 as "n.d." (no difference)."""
+        if x and x["min"] <= 1.0 <= x["max"]:
+            return "n.d. (%.2f-%.2f)" % (x["min"], x["max"])
+        return st(x)
     # The cover letter's table: 16 B and 64 KiB (report.md has 1 MiB too).
     sm["headline"] = [h for h in sm["headline"] if h["len"] in COVER_LENS]
     for h in sm["headline"]:
         kb, kp = h["kernels"].get(base, {}), h["kernels"].get(pt, {})
-        r = kp.get("ratio")
-        rs = st(r)
-        if r and r["min"] <= 1.0 <= r["max"]:
-            rs = "n.d. (%.2f-%.2f)" % (r["min"], r["max"])
         out.append("  %-5s %-6s %4s  %-16s %-16s %s" % (
-            h["fs"], size(h["len"]), h["cpus"], st(kb.get("eff")), st(kp.get("eff")), rs))
+            h["fs"], size(h["len"]), h["cpus"], st(kb.get("eff")), st(kp.get("eff")),
+            nd(kp.get("ratio"))))
     ones = {}
     for h in sm["headline"]:
         r = h["kernels"].get(pt, {}).get("one_cpu_ratio")
@@ -126,10 +129,6 @@ def uml_block(d, rel, meta):
         out.append("")
         out.append("One CPU, %s/%s:" % (pt, base))
         out.append("  %-5s " % "fs" + "".join("%-18s" % size(ln) for ln in lens).rstrip())
-        def nd(x):
-            if x["min"] <= 1.0 <= x["max"]:
-                return "n.d. (%.2f-%.2f)" % (x["min"], x["max"])
-            return st(x)
         for fs, v in ones.items():
             out.append(("  %-5s " % fs + "".join(
                 "%-18s" % (nd(v[ln]) if ln in v else "-") for ln in lens)).rstrip())
@@ -140,9 +139,7 @@ def uml_block(d, rel, meta):
         for e in rp:
             r = e["kernels"].get(pt, {}).get("ratio")
             if r:
-                cell[(e["workload"], e["fs"], e["cpus"])] = \
-                    ("n.d. (%.2f-%.2f)" % (r["min"], r["max"])
-                     if r["min"] <= 1.0 <= r["max"] else st(r))
+                cell[(e["workload"], e["fs"], e["cpus"])] = nd(r)
         out.append("")
         out.append(wrap("Recorded reads of real workloads (make readsizes), "
                         "replayed in order by one kthread per CPU, %s/%s:"

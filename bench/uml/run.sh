@@ -333,10 +333,11 @@ for fs in $pcb_fs; do
 		i=$((i + 1))
 	done
 done
-# the replayed workloads' files, on tmpfs and ext4
+# the replayed workloads' files, on tmpfs and ext4 (of those measured)
+rfs=''
+for fs in $pcb_fs; do case $fs in tmpfs | ext4) rfs="$rfs $fs" ;; esac; done
 for w in $pcb_replay; do
-	for fs in $pcb_fs; do
-		case $fs in tmpfs | ext4) ;; *) continue ;; esac
+	for fs in $rfs; do
 		$b mkdir -p /mnt/$fs/replay && $b cp -r "$pcb_replaydir/$w" /mnt/$fs/replay/ ||
 			fail "files of $w on $fs"
 	done
@@ -408,8 +409,7 @@ while [ $r -le "$pcb_rounds" ]; do
 		done
 	fi
 	for w in $pcb_replay; do
-		for fs in $pcb_fs; do
-			case $fs in tmpfs | ext4) ;; *) continue ;; esac
+		for fs in $rfs; do
 			for c in $pcb_cpus; do pt $r replay $fs $w ownfd replay 0 $c; done
 		done
 	done
