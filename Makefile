@@ -84,7 +84,7 @@ check-arm64: tree
 	$(S)/arm64.sh
 cross: tree
 	$(S)/deps.sh cross
-	[ -f build/obj/arm64/.config ] || $(S)/build.sh arm64 work final
+	[ -f build/obj/arm64/.config ] || CONFIGURE_ONLY=1 $(S)/build.sh arm64 work final
 	BOUNDARY_ARCH=arm64 $(S)/boundaries.sh
 	BOUNDARY_ARCH=riscv $(S)/boundaries.sh
 check-many: tree

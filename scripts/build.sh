@@ -6,7 +6,8 @@
 # CONFIG is "guest", "debug" (guest + debug fragments) or "rt" (guest +
 # PREEMPT_RT, for make check-many), all x86_64, or "arm64"
 # (configs/arm64.config, cross-compiled with aarch64-linux-gnu-gcc; the
-# image is build/images/LABEL/arm64/Image).  The
+# image is build/images/LABEL/arm64/Image; CONFIGURE_ONLY=1 stops at the
+# .config).  The
 # kernel's own sources are checked out in a separate worktree
 # (build/linux-build) so that a developer's checkout in build/linux is never
 # disturbed.  ccache is used when installed; W=1 is not used for the full
@@ -133,6 +134,12 @@ compile() {
 sha=$(checkout)
 series_config
 configure
+# CONFIGURE_ONLY=1: stop at the .config (make cross builds per boundary
+# from it and needs no image).
+if [ -n "${CONFIGURE_ONLY:-}" ]; then
+	note "$OBJ/.config: $cfg at $(git -C "$WT" log -1 --format='%h %s' "$sha")"
+	exit 0
+fi
 compile
 mkdir -p "$IMG"
 cp "$OBJ/$IMAGE" "$IMG/${IMAGE##*/}"
