@@ -23,7 +23,8 @@
 # final=build/images/final/guest/bzImage.
 #
 # --smoke: one rep, one read size, one second per point (make bench-smoke,
-# for make check); the default matrix takes about 15 minutes for two kernels
+# for make check), each boot limited to BENCH_SMOKE_TIMEOUT seconds (300;
+# make check-debug gives its debug kernel 900); the default matrix takes about 15 minutes for two kernels
 # on a 2-core TCG host; --full is the long one.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -69,7 +70,8 @@ TIMEOUT=900
 if [ "$SMOKE" = 1 ]; then
 	PROFILE=smoke
 	REPS=1
-	TIMEOUT=300
+	# A debug kernel (KASAN, lockdep) under TCG needs more (make check-debug).
+	TIMEOUT=${BENCH_SMOKE_TIMEOUT:-300}
 elif [ "$FULL" = 1 ]; then
 	PROFILE=full
 	TIMEOUT=7200
