@@ -24,8 +24,9 @@
 #
 # --smoke: one rep, one read size, one second per point (make bench-smoke,
 # for make check), each boot limited to BENCH_SMOKE_TIMEOUT seconds (300;
-# make check-debug gives its debug kernel 900); the default matrix takes about 15 minutes for two kernels
-# on a 2-core TCG host; --full is the long one.
+# make check-debug gives its debug kernel 900); the default matrix takes
+# about 15 minutes for two kernels on a 2-core TCG host; --full is the long
+# one.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 TOP=$(cd "$HERE/.." && pwd)
@@ -70,7 +71,6 @@ TIMEOUT=900
 if [ "$SMOKE" = 1 ]; then
 	PROFILE=smoke
 	REPS=1
-	# A debug kernel (KASAN, lockdep) under TCG needs more (make check-debug).
 	TIMEOUT=${BENCH_SMOKE_TIMEOUT:-300}
 elif [ "$FULL" = 1 ]; then
 	PROFILE=full
